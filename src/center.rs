@@ -1,0 +1,459 @@
+//! The registry (SPEC §C): models, providers, skills, MCP servers, prompts, functions and
+//! dialogs. One process-wide instance (`Center::global`), thread-safe; separate instances exist
+//! for tests and for hosts that want isolation.
+
+use crate::{
+    dialog::Dialog,
+    function::Function,
+    json,
+    mcp::Mcp,
+    model::Model,
+    prompt::Prompt,
+    provider::Provider,
+    skill::Skill,
+};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+
+#[derive(Clone)]
+pub struct Center {
+    shared: Arc<RwLock<State>>,
+}
+
+/// A Center that does not keep it alive (dialogs point back at their Center this way).
+#[derive(Clone)]
+pub struct WeakCenter(Weak<RwLock<State>>);
+
+impl WeakCenter {
+    pub fn upgrade(&self) -> Option<Center> {
+        self.0.upgrade().map(|shared| Center { shared })
+    }
+}
+
+/// Everything behind the Center's lock; every map is ordered by key, so lists come sorted.
+#[derive(Default)]
+pub(crate) struct State {
+    pub models: BTreeMap<String, Model>,
+    pub providers: BTreeMap<String, Provider>,
+    pub skills: BTreeMap<String, Skill>,
+    pub mcps: BTreeMap<String, Mcp>,
+    pub prompts: BTreeMap<String, Prompt>,
+    pub functions: BTreeMap<String, Arc<dyn Function>>,
+    pub default_provider: String,
+    pub dialogs: BTreeMap<String, Dialog>,
+}
+
+impl Default for Center {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Inserts unless the key is empty; returns what it replaced so the caller can drop it after
+/// releasing the lock.
+fn insert<T>(map: &mut BTreeMap<String, T>, key: &str, value: T) -> Option<T> {
+    if key.is_empty() { None } else { map.insert(key.to_owned(), value) }
+}
+
+impl Center {
+    pub fn new() -> Center {
+        Center { shared: Arc::new(RwLock::new(State::default())) }
+    }
+
+    /// The process-wide instance (`Center::getInstance()`).
+    pub fn global() -> &'static Center {
+        static GLOBAL: OnceLock<Center> = OnceLock::new();
+        GLOBAL.get_or_init(Center::new)
+    }
+
+    pub fn downgrade(&self) -> WeakCenter {
+        WeakCenter(Arc::downgrade(&self.shared))
+    }
+
+    pub fn same_as(&self, other: &Center) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.shared.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.shared.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    // --- models ----------------------------------------------------------------------------
+
+    pub fn add_model(&self, model: Model) {
+        let id = model.id.clone();
+        insert(&mut self.write().models, &id, model);
+    }
+
+    pub fn remove_model(&self, id: &str) {
+        self.write().models.remove(id);
+    }
+
+    pub fn model(&self, id: &str) -> Option<Model> {
+        self.read().models.get(id).cloned()
+    }
+
+    pub fn models(&self) -> Vec<Model> {
+        self.read().models.values().cloned().collect()
+    }
+
+    pub fn model_ids(&self) -> Vec<String> {
+        self.read().models.keys().cloned().collect()
+    }
+
+    // --- providers -------------------------------------------------------------------------
+
+    pub fn add_provider(&self, provider: Provider) {
+        let id = provider.id.clone();
+        insert(&mut self.write().providers, &id, provider);
+    }
+
+    /// Also clears the default provider when it was this one.
+    pub fn remove_provider(&self, id: &str) {
+        let mut s = self.write();
+        s.providers.remove(id);
+        if s.default_provider == id {
+            s.default_provider.clear();
+        }
+    }
+
+    pub fn provider(&self, id: &str) -> Option<Provider> {
+        self.read().providers.get(id).cloned()
+    }
+
+    pub fn providers(&self) -> Vec<Provider> {
+        self.read().providers.values().cloned().collect()
+    }
+
+    /// Stored unchecked (SPEC §F).
+    pub fn set_default_provider(&self, id: &str) {
+        self.write().default_provider = id.to_owned();
+    }
+
+    pub fn default_provider(&self) -> String {
+        self.read().default_provider.clone()
+    }
+
+    /// `provider.pick_first` against this Center's model pool.
+    pub fn pick_first(&self, provider: &Provider, required: u32) -> String {
+        provider.pick_first(required, &self.read().models)
+    }
+
+    /// `provider.pick_next` against this Center's model pool.
+    pub fn pick_next(&self, provider: &Provider, after: &str, required: u32) -> String {
+        provider.pick_next(after, required, &self.read().models)
+    }
+
+    // --- skills, MCP servers, prompts ------------------------------------------------------
+
+    pub fn add_skill(&self, skill: Skill) {
+        let name = skill.name.clone();
+        insert(&mut self.write().skills, &name, skill);
+    }
+
+    pub fn remove_skill(&self, name: &str) {
+        self.write().skills.remove(name);
+    }
+
+    pub fn skill(&self, name: &str) -> Option<Skill> {
+        self.read().skills.get(name).cloned()
+    }
+
+    pub fn skills(&self) -> Vec<Skill> {
+        self.read().skills.values().cloned().collect()
+    }
+
+    pub fn add_mcp(&self, mcp: Mcp) {
+        let name = mcp.name.clone();
+        insert(&mut self.write().mcps, &name, mcp);
+    }
+
+    pub fn remove_mcp(&self, name: &str) {
+        self.write().mcps.remove(name);
+    }
+
+    pub fn mcp(&self, name: &str) -> Option<Mcp> {
+        self.read().mcps.get(name).cloned()
+    }
+
+    pub fn mcps(&self) -> Vec<Mcp> {
+        self.read().mcps.values().cloned().collect()
+    }
+
+    pub fn add_prompt(&self, prompt: Prompt) {
+        let name = prompt.name.clone();
+        insert(&mut self.write().prompts, &name, prompt);
+    }
+
+    pub fn remove_prompt(&self, name: &str) {
+        self.write().prompts.remove(name);
+    }
+
+    pub fn prompt(&self, name: &str) -> Option<Prompt> {
+        self.read().prompts.get(name).cloned()
+    }
+
+    pub fn prompts(&self) -> Vec<Prompt> {
+        self.read().prompts.values().cloned().collect()
+    }
+
+    // --- functions -------------------------------------------------------------------------
+
+    /// Takes ownership; replaces a function with the same id.
+    pub fn add_function(&self, function: Arc<dyn Function>) {
+        let id = function.spec().id.clone();
+        let replaced = insert(&mut self.write().functions, &id, function);
+        drop(replaced); // after the lock: its destructor is the host's code
+    }
+
+    pub fn remove_function(&self, id: &str) {
+        let removed = self.write().functions.remove(id);
+        drop(removed);
+    }
+
+    pub fn function(&self, id: &str) -> Option<Arc<dyn Function>> {
+        self.read().functions.get(id).cloned()
+    }
+
+    pub fn function_ids(&self) -> Vec<String> {
+        self.read().functions.keys().cloned().collect()
+    }
+
+    // --- dialogs ---------------------------------------------------------------------------
+
+    pub fn create_dialog(&self) -> Dialog {
+        let dialog = Dialog::new(self);
+        self.register_dialog(dialog.clone());
+        dialog
+    }
+
+    /// Registers `dialog` under its id, replacing (and aborting) any dialog with that id.
+    fn register_dialog(&self, dialog: Dialog) {
+        let id = dialog.id();
+        let replaced = insert(&mut self.write().dialogs, &id, dialog);
+        if let Some(old) = replaced {
+            old.abort();
+        }
+    }
+
+    /// A dialog read from `json`, registered under its id; a dialog with the same id is
+    /// replaced and its run aborted.
+    pub fn restore_dialog(&self, json: &Map<String, Value>) -> Dialog {
+        let dialog = Dialog::new(self);
+        dialog.from_json(json);
+        self.register_dialog(dialog.clone());
+        dialog
+    }
+
+    pub fn save_dialog(&self, dialog: &Dialog) -> Value {
+        dialog.to_json()
+    }
+
+    /// Unregisters the dialog and aborts its run.
+    pub fn remove_dialog(&self, id: &str) {
+        let removed = self.write().dialogs.remove(id);
+        if let Some(dialog) = removed {
+            dialog.abort();
+        }
+    }
+
+    pub fn dialog(&self, id: &str) -> Option<Dialog> {
+        self.read().dialogs.get(id).cloned()
+    }
+
+    pub fn dialog_ids(&self) -> Vec<String> {
+        self.read().dialogs.keys().cloned().collect()
+    }
+
+    /// A new registered dialog with copies of the source's messages, skills, MCP servers,
+    /// prompts, provider, model and requirement (not functions), branching from it.
+    pub fn clone_dialog(&self, id: &str) -> Option<Dialog> {
+        let source = self.dialog(id)?;
+        let copy = Dialog::new(self);
+        source.copy_to(&copy);
+        copy.set_branch_from_id(id);
+        self.register_dialog(copy.clone());
+        Some(copy)
+    }
+
+    /// The clone `regenerate` runs: the last assistant message and everything after it are
+    /// dropped. Hosts that must attach a sink before the run starts call this, then `run()`.
+    pub fn branch_for_regenerate(&self, id: &str) -> Option<Dialog> {
+        let copy = self.clone_dialog(id)?;
+        let last = copy.find_last_assistant_message();
+        if last >= 0 {
+            copy.truncate_to(last);
+        }
+        Some(copy)
+    }
+
+    /// Clones the dialog, drops its last answer and runs the clone; the original stays.
+    pub fn regenerate(&self, id: &str) -> Option<Dialog> {
+        let copy = self.branch_for_regenerate(id)?;
+        copy.run();
+        Some(copy)
+    }
+
+    // --- JSON ------------------------------------------------------------------------------
+
+    /// Everything but functions, tokens included (the host decides where this is stored).
+    pub fn to_json(&self) -> Value {
+        let s = self.read();
+        let mut o = Map::new();
+        o.insert("models".into(), s.models.values().map(Model::to_json).collect());
+        o.insert("providers".into(), s.providers.values().map(Provider::to_json).collect());
+        o.insert("skills".into(), s.skills.values().map(Skill::to_json).collect());
+        o.insert("mcps".into(), s.mcps.values().map(Mcp::to_json).collect());
+        o.insert("prompts".into(), s.prompts.values().map(Prompt::to_json).collect());
+        o.insert("defaultProviderId".into(), s.default_provider.clone().into());
+        let dialogs: Vec<Dialog> = s.dialogs.values().cloned().collect();
+        drop(s);
+        o.insert("dialogs".into(), dialogs.iter().map(Dialog::to_json).collect());
+        Value::Object(o)
+    }
+
+    /// Replaces everything but functions; old dialogs are aborted and dropped, saved ones
+    /// restored. An empty object changes nothing and returns false.
+    pub fn from_json(&self, o: &Map<String, Value>) -> bool {
+        if o.is_empty() {
+            return false;
+        }
+        let mut next = State::default();
+        for m in array_objects(o, "models") {
+            let mut model = Model::new();
+            model.from_json(m);
+            insert(&mut next.models, &model.id.clone(), model);
+        }
+        for p in array_objects(o, "providers") {
+            let mut provider = Provider::new();
+            provider.from_json(p);
+            insert(&mut next.providers, &provider.id.clone(), provider);
+        }
+        for k in array_objects(o, "skills") {
+            let mut skill = Skill::default();
+            skill.from_json(k);
+            insert(&mut next.skills, &skill.name.clone(), skill);
+        }
+        for m in array_objects(o, "mcps") {
+            let mut mcp = Mcp::default();
+            mcp.from_json(m);
+            insert(&mut next.mcps, &mcp.name.clone(), mcp);
+        }
+        for p in array_objects(o, "prompts") {
+            let mut prompt = Prompt::default();
+            prompt.from_json(p);
+            insert(&mut next.prompts, &prompt.name.clone(), prompt);
+        }
+        next.default_provider = json::string(o, "defaultProviderId");
+        for d in array_objects(o, "dialogs") {
+            let dialog = Dialog::new(self);
+            dialog.from_json(d);
+            insert(&mut next.dialogs, &dialog.id(), dialog);
+        }
+        let old_dialogs = {
+            let mut s = self.write();
+            next.functions = std::mem::take(&mut s.functions);
+            std::mem::replace(&mut *s, next).dialogs
+        };
+        for dialog in old_dialogs.values() {
+            dialog.abort();
+        }
+        true
+    }
+}
+
+fn array_objects<'a>(o: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Map<String, Value>> {
+    o.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Message, Role};
+    use serde_json::json;
+
+    fn valid_model(id: &str) -> Model {
+        Model { id: id.into(), name: "n".into(), url: "http://h".into(), token: "t".into(), ..Model::new() }
+    }
+
+    #[test]
+    fn lists_are_sorted_and_empty_keys_ignored() {
+        let c = Center::new();
+        c.add_model(valid_model("b"));
+        c.add_model(valid_model("a"));
+        c.add_model(valid_model(""));
+        assert_eq!(c.model_ids(), vec!["a", "b"]);
+        c.add_skill(Skill::new("z"));
+        c.add_skill(Skill::new("y"));
+        assert_eq!(c.skills().iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), vec!["y", "z"]);
+        assert!(c.model("nope").is_none());
+    }
+
+    #[test]
+    fn removing_the_default_provider_clears_it() {
+        let c = Center::new();
+        let p = Provider::new();
+        c.add_provider(p.clone());
+        c.set_default_provider(&p.id);
+        c.remove_provider("other");
+        assert_eq!(c.default_provider(), p.id);
+        c.remove_provider(&p.id);
+        assert_eq!(c.default_provider(), "");
+    }
+
+    #[test]
+    fn dialogs_clone_branch_and_regenerate_branch() {
+        let c = Center::new();
+        let d = c.create_dialog();
+        d.append_message(Message::new(Role::User, "q"));
+        d.append_message(Message::new(Role::Assistant, "a"));
+        d.append_message(Message::new(Role::User, "more"));
+        let copy = c.clone_dialog(&d.id()).unwrap();
+        assert_eq!(copy.branch_from_id(), d.id());
+        assert_eq!(copy.message_count(), 3);
+        let regen = c.branch_for_regenerate(&d.id()).unwrap();
+        assert_eq!(regen.message_count(), 1);
+        assert_eq!(d.message_count(), 3);
+        assert_eq!(c.dialog_ids().len(), 3);
+        assert!(c.clone_dialog("unknown").is_none());
+        c.remove_dialog(&copy.id());
+        assert!(c.dialog(&copy.id()).is_none());
+    }
+
+    #[test]
+    fn restore_dialog_replaces_same_id() {
+        let c = Center::new();
+        let d = c.create_dialog();
+        let saved = c.save_dialog(&d);
+        let restored = c.restore_dialog(saved.as_object().unwrap());
+        assert_eq!(restored.id(), d.id());
+        assert!(!restored.same_as(&d));
+        assert!(c.dialog(&d.id()).unwrap().same_as(&restored));
+        assert_eq!(c.dialog_ids().len(), 1);
+    }
+
+    #[test]
+    fn json_round_trip_and_empty_object() {
+        let c = Center::new();
+        c.add_model(valid_model("m"));
+        let mut p = Provider::new();
+        p.add_model("m", 1);
+        c.add_provider(p.clone());
+        c.set_default_provider(&p.id);
+        c.add_mcp(Mcp::new("fs"));
+        c.add_prompt(Prompt::new("p", "c"));
+        c.create_dialog().append_message(Message::new(Role::User, "hi"));
+        let j = c.to_json();
+        assert!(!c.from_json(&Map::new()));
+        assert_eq!(c.to_json(), j);
+        let other = Center::new();
+        assert!(other.from_json(j.as_object().unwrap()));
+        assert_eq!(other.to_json(), j);
+        assert_eq!(j["models"][0]["token"], json!("t"));
+    }
+}

@@ -1,0 +1,684 @@
+//! One conversation (SPEC §D): its messages, its own skills, MCP servers, prompts and
+//! functions, the streaming buffers, and the run that talks to the model (`crate::run`).
+//!
+//! Shared by handle: clones of a `Dialog` are the same conversation. Every change happens under
+//! one lock; events are emitted after the lock is released, so a sink may call back in.
+
+use crate::{
+    center::{Center, WeakCenter},
+    event::{Event, EventSink},
+    function::Function,
+    id::new_id,
+    json,
+    mcp::Mcp,
+    message::{Message, Role},
+    model::capability,
+    prompt::Prompt,
+    skill::Skill,
+};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+#[derive(Clone)]
+pub struct Dialog {
+    shared: Arc<Shared>,
+}
+
+/// A dialog reference that does not keep it alive (a run holds its dialog this way).
+#[derive(Clone)]
+pub(crate) struct WeakDialog(std::sync::Weak<Shared>);
+
+impl WeakDialog {
+    pub fn upgrade(&self) -> Option<Dialog> {
+        self.0.upgrade().map(|shared| Dialog { shared })
+    }
+}
+
+struct Shared {
+    state: Mutex<State>,
+    sink: RwLock<Option<Arc<dyn EventSink>>>,
+    /// Mirrors `State::revision` so that hosts can check for changes without the lock.
+    revision: AtomicU64,
+    center: WeakCenter,
+}
+
+/// Everything behind the dialog's lock. `pub(crate)` for the run loop.
+pub(crate) struct State {
+    pub id: String,
+    pub branch_from_id: String,
+    pub provider_id: String,
+    pub model_id: String,
+    pub requirement: u32,
+    pub messages: Vec<Message>,
+    pub skills: Vec<Skill>,
+    pub mcps: Vec<Mcp>,
+    pub prompts: Vec<Prompt>,
+    pub functions: Vec<Arc<dyn Function>>,
+    /// Between `beginAssistantMessage` and `endAssistantMessage`.
+    pub streaming: bool,
+    pub streaming_content: String,
+    pub reasoning_content: String,
+    /// The run in progress, if any.
+    pub run: Option<crate::run::ActiveRun>,
+    pub last_usage: Option<Value>,
+    /// Bumped on every change of `messages`.
+    pub revision: u64,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            id: new_id(),
+            branch_from_id: String::new(),
+            provider_id: String::new(),
+            model_id: String::new(),
+            requirement: capability::TEXT,
+            messages: Vec::new(),
+            skills: Vec::new(),
+            mcps: Vec::new(),
+            prompts: Vec::new(),
+            functions: Vec::new(),
+            streaming: false,
+            streaming_content: String::new(),
+            reasoning_content: String::new(),
+            run: None,
+            last_usage: None,
+            revision: 0,
+        }
+    }
+
+    /// Appends a message and says so.
+    pub fn push_message(&mut self, message: Message, events: &mut Vec<Event>) {
+        self.messages.push(message);
+        self.revision += 1;
+        events.push(Event::MessageAppended(self.messages.len() - 1));
+    }
+
+    pub fn begin_assistant_message(&mut self, events: &mut Vec<Event>) {
+        self.streaming_content.clear();
+        self.reasoning_content.clear();
+        self.streaming = true;
+        events.push(Event::StreamBegan);
+    }
+
+    /// Appends what was streamed (when anything was) and ends the stream. The reasoning buffer
+    /// keeps its text until the next begin (SPEC §F).
+    pub fn end_assistant_message(&mut self, events: &mut Vec<Event>) {
+        let content = std::mem::take(&mut self.streaming_content);
+        if !content.is_empty() || !self.reasoning_content.is_empty() {
+            let message = Message {
+                role: Role::Assistant,
+                content: content.clone(),
+                reasoning: self.reasoning_content.clone(),
+                ..Message::default()
+            };
+            self.push_message(message, events);
+        }
+        self.streaming = false;
+        events.push(Event::StreamEnded(content));
+    }
+
+    fn copy_from(&mut self, source: &State) {
+        self.messages = source.messages.clone();
+        self.skills = source.skills.clone();
+        self.mcps = source.mcps.clone();
+        self.prompts = source.prompts.clone();
+        self.provider_id = source.provider_id.clone();
+        self.model_id = source.model_id.clone();
+        self.requirement = source.requirement;
+        self.revision += 1;
+    }
+}
+
+/// Adds `item` keyed by `key`, replacing an entry with the same key and moving it to the end.
+fn upsert<T>(items: &mut Vec<T>, item: T, key: impl Fn(&T) -> &str) {
+    let k = key(&item).to_owned();
+    if k.is_empty() {
+        return;
+    }
+    items.retain(|i| key(i) != k);
+    items.push(item);
+}
+
+impl Dialog {
+    /// A new, empty dialog that resolves providers, models and functions in `center`. It is not
+    /// registered there: `Center::create_dialog` does that.
+    pub fn new(center: &Center) -> Dialog {
+        Dialog {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::new()),
+                sink: RwLock::new(None),
+                revision: AtomicU64::new(0),
+                center: center.downgrade(),
+            }),
+        }
+    }
+
+    /// The Center this dialog resolves in (None once that Center is gone).
+    pub fn center(&self) -> Option<Center> {
+        self.shared.center.upgrade()
+    }
+
+    pub(crate) fn downgrade(&self) -> WeakDialog {
+        WeakDialog(Arc::downgrade(&self.shared))
+    }
+
+    pub fn same_as(&self, other: &Dialog) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// Replaces the event sink; the previous one is dropped once no event is being delivered
+    /// through it.
+    pub fn set_sink(&self, sink: Option<Arc<dyn EventSink>>) {
+        *self.shared.sink.write().unwrap_or_else(|e| e.into_inner()) = sink;
+    }
+
+    pub fn sink(&self) -> Option<Arc<dyn EventSink>> {
+        self.shared.sink.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock was held cannot leave `State` torn in a way that matters more
+        // than refusing every later call would, so a poisoned lock is used as it is.
+        self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `change` under the lock, then emits the events it produced, in order.
+    pub(crate) fn update<R>(&self, change: impl FnOnce(&mut State, &mut Vec<Event>) -> R) -> R {
+        let mut events = Vec::new();
+        let result = {
+            let mut state = self.lock();
+            let result = change(&mut state, &mut events);
+            self.shared.revision.store(state.revision, Ordering::Release);
+            result
+        };
+        self.emit_all(&events);
+        result
+    }
+
+    pub(crate) fn emit_all(&self, events: &[Event]) {
+        if events.is_empty() {
+            return;
+        }
+        if let Some(sink) = self.sink() {
+            for event in events {
+                sink.emit(event);
+            }
+        }
+    }
+
+    fn read<R>(&self, f: impl FnOnce(&State) -> R) -> R {
+        f(&self.lock())
+    }
+
+    // --- identity and settings -------------------------------------------------------------
+
+    pub fn id(&self) -> String {
+        self.read(|s| s.id.clone())
+    }
+
+    pub fn branch_from_id(&self) -> String {
+        self.read(|s| s.branch_from_id.clone())
+    }
+
+    pub fn set_branch_from_id(&self, id: &str) {
+        self.update(|s, _| s.branch_from_id = id.to_owned());
+    }
+
+    pub fn provider_id(&self) -> String {
+        self.read(|s| s.provider_id.clone())
+    }
+
+    pub fn set_provider_id(&self, id: &str) {
+        self.update(|s, _| s.provider_id = id.to_owned());
+    }
+
+    pub fn model_id(&self) -> String {
+        self.read(|s| s.model_id.clone())
+    }
+
+    pub fn set_model_id(&self, id: &str) {
+        self.update(|s, _| s.model_id = id.to_owned());
+    }
+
+    pub fn capability_requirement(&self) -> u32 {
+        self.read(|s| s.requirement)
+    }
+
+    pub fn set_capability_requirement(&self, required: u32) {
+        self.update(|s, _| s.requirement = required);
+    }
+
+    // --- messages --------------------------------------------------------------------------
+
+    pub fn append_message(&self, message: Message) {
+        self.update(|s, events| s.push_message(message, events));
+    }
+
+    pub fn clear_messages(&self) {
+        self.update(|s, _| {
+            s.messages.clear();
+            s.revision += 1;
+        });
+    }
+
+    pub fn messages(&self) -> Vec<Message> {
+        self.read(|s| s.messages.clone())
+    }
+
+    /// The messages together with the revision they belong to, read under one lock.
+    pub fn messages_with_revision(&self) -> (Vec<Message>, u64) {
+        self.read(|s| (s.messages.clone(), s.revision))
+    }
+
+    /// Changes whenever the messages change; cheap (no lock).
+    pub fn revision(&self) -> u64 {
+        self.shared.revision.load(Ordering::Acquire)
+    }
+
+    pub fn message(&self, index: usize) -> Option<Message> {
+        self.read(|s| s.messages.get(index).cloned())
+    }
+
+    pub fn last_message(&self) -> Message {
+        self.read(|s| s.messages.last().cloned().unwrap_or_default())
+    }
+
+    pub fn message_count(&self) -> usize {
+        self.read(|s| s.messages.len())
+    }
+
+    /// Keeps the first `count` messages; a negative count or one ≥ the number of messages
+    /// changes nothing.
+    pub fn truncate_to(&self, count: i64) {
+        self.update(|s, _| {
+            if count >= 0 && (count as usize) < s.messages.len() {
+                s.messages.truncate(count as usize);
+                s.revision += 1;
+            }
+        });
+    }
+
+    /// The index of the last assistant message, -1 when there is none.
+    pub fn find_last_assistant_message(&self) -> i64 {
+        self.read(|s| s.messages.iter().rposition(|m| m.role == Role::Assistant).map_or(-1, |i| i as i64))
+    }
+
+    /// Copies what `Center::clone_dialog` copies (not functions); false for self.
+    pub fn copy_to(&self, target: &Dialog) -> bool {
+        if self.same_as(target) {
+            return false;
+        }
+        let source = self.lock();
+        let mut copy = State::new();
+        copy.copy_from(&source);
+        drop(source);
+        target.update(|t, _| t.copy_from(&copy));
+        true
+    }
+
+    // --- streaming primitives --------------------------------------------------------------
+
+    pub fn begin_assistant_message(&self) {
+        self.update(|s, events| s.begin_assistant_message(events));
+    }
+
+    /// Ignored unless streaming.
+    pub fn append_delta(&self, text: &str) {
+        self.update(|s, events| {
+            if s.streaming {
+                s.streaming_content.push_str(text);
+                events.push(Event::StreamDelta(text.to_owned()));
+            }
+        });
+    }
+
+    pub fn end_assistant_message(&self) {
+        self.update(|s, events| s.end_assistant_message(events));
+    }
+
+    /// True while streaming or while a run is in progress.
+    pub fn is_streaming(&self) -> bool {
+        self.read(|s| s.streaming || s.run.is_some())
+    }
+
+    pub fn streaming_content(&self) -> String {
+        self.read(|s| s.streaming_content.clone())
+    }
+
+    pub fn reasoning_content(&self) -> String {
+        self.read(|s| s.reasoning_content.clone())
+    }
+
+    /// The `usage` object of the last round that reported one.
+    pub fn last_usage(&self) -> Option<Value> {
+        self.read(|s| s.last_usage.clone())
+    }
+
+    // --- dialog-local skills, MCP servers, prompts and functions ----------------------------
+
+    pub fn add_skill(&self, skill: Skill) {
+        self.update(|s, _| upsert(&mut s.skills, skill, |k| &k.name));
+    }
+
+    pub fn remove_skill(&self, name: &str) {
+        self.update(|s, _| s.skills.retain(|k| k.name != name));
+    }
+
+    pub fn skills(&self) -> Vec<Skill> {
+        self.read(|s| s.skills.clone())
+    }
+
+    pub fn add_mcp(&self, mcp: Mcp) {
+        self.update(|s, _| upsert(&mut s.mcps, mcp, |m| &m.name));
+    }
+
+    pub fn remove_mcp(&self, name: &str) {
+        self.update(|s, _| s.mcps.retain(|m| m.name != name));
+    }
+
+    pub fn mcps(&self) -> Vec<Mcp> {
+        self.read(|s| s.mcps.clone())
+    }
+
+    pub fn add_prompt(&self, prompt: Prompt) {
+        self.update(|s, _| upsert(&mut s.prompts, prompt, |p| &p.name));
+    }
+
+    pub fn remove_prompt(&self, name: &str) {
+        self.update(|s, _| s.prompts.retain(|p| p.name != name));
+    }
+
+    pub fn prompts(&self) -> Vec<Prompt> {
+        self.read(|s| s.prompts.clone())
+    }
+
+    /// Renders the dialog's prompt `name` (it overrides the Center's even when invalid), else
+    /// the Center's valid one, and appends it. Returns whether a message was appended.
+    pub fn append_prompt(&self, name: &str, vars: &HashMap<String, String>) -> bool {
+        let own = self.read(|s| s.prompts.iter().find(|p| p.name == name).cloned());
+        let prompt = match own {
+            Some(p) => p,
+            None => match self.center().and_then(|c| c.prompt(name)) {
+                Some(p) => p,
+                None => return false,
+            },
+        };
+        if !prompt.is_valid() {
+            return false;
+        }
+        self.append_message(prompt.render(vars));
+        true
+    }
+
+    /// Takes ownership; a function with the same id is replaced and moves to the end.
+    pub fn add_function(&self, function: Arc<dyn Function>) {
+        self.update(|s, _| upsert(&mut s.functions, function, |f| &f.spec().id));
+    }
+
+    pub fn remove_function(&self, id: &str) {
+        // The removed function is dropped after the lock is released: its destructor is the
+        // host's code and may call back in.
+        let removed = self.update(|s, _| {
+            let (gone, kept) = std::mem::take(&mut s.functions).into_iter().partition(|f| f.spec().id == id);
+            s.functions = kept;
+            gone
+        });
+        drop::<Vec<Arc<dyn Function>>>(removed);
+    }
+
+    /// The dialog's function `id`, else the Center's.
+    pub fn function(&self, id: &str) -> Option<Arc<dyn Function>> {
+        let own = self.read(|s| s.functions.iter().find(|f| f.spec().id == id).cloned());
+        own.or_else(|| self.center().and_then(|c| c.function(id)))
+    }
+
+    /// The ids of the dialog's own functions, in order.
+    pub fn function_ids(&self) -> Vec<String> {
+        self.read(|s| s.functions.iter().map(|f| f.spec().id.clone()).collect())
+    }
+
+    // --- running ---------------------------------------------------------------------------
+
+    /// Starts a run (SPEC §D.1); every outcome is reported through events.
+    pub fn run(&self) {
+        crate::run::start(self);
+    }
+
+    /// Cancels the run in progress, if any (SPEC §E.6, §F): when this returns, `is_streaming()`
+    /// is false and `RunFailed("[Aborted] Run aborted.")` has been emitted.
+    pub fn abort(&self) {
+        crate::run::abort(self);
+    }
+
+    // --- JSON ------------------------------------------------------------------------------
+
+    /// `id, branchFromId, providerId, modelId, capabilityRequirement, messages, skills, mcps,
+    /// prompts`; functions and streaming state are not saved.
+    pub fn to_json(&self) -> Value {
+        self.read(|s| {
+            let mut o = Map::new();
+            o.insert("id".into(), s.id.clone().into());
+            o.insert("branchFromId".into(), s.branch_from_id.clone().into());
+            o.insert("providerId".into(), s.provider_id.clone().into());
+            o.insert("modelId".into(), s.model_id.clone().into());
+            o.insert("capabilityRequirement".into(), s.requirement.into());
+            o.insert("messages".into(), s.messages.iter().map(Message::to_json).collect());
+            o.insert("skills".into(), s.skills.iter().map(Skill::to_json).collect());
+            o.insert("mcps".into(), s.mcps.iter().map(Mcp::to_json).collect());
+            o.insert("prompts".into(), s.prompts.iter().map(Prompt::to_json).collect());
+            Value::Object(o)
+        })
+    }
+
+    /// Applies every field; returns whether an id was restored.
+    pub fn from_json(&self, o: &Map<String, Value>) -> bool {
+        let messages = objects(o, "messages").map(|m| {
+            let mut message = Message::default();
+            message.from_json(m);
+            message
+        });
+        let messages: Vec<Message> = messages.collect();
+        let mut skills = Vec::new();
+        for k in objects(o, "skills") {
+            let mut skill = Skill::default();
+            skill.from_json(k);
+            upsert(&mut skills, skill, |k| &k.name);
+        }
+        let mut mcps = Vec::new();
+        for m in objects(o, "mcps") {
+            let mut mcp = Mcp::default();
+            mcp.from_json(m);
+            upsert(&mut mcps, mcp, |m| &m.name);
+        }
+        let mut prompts = Vec::new();
+        for p in objects(o, "prompts") {
+            let mut prompt = Prompt::default();
+            prompt.from_json(p);
+            upsert(&mut prompts, prompt, |p| &p.name);
+        }
+        let id = json::id(o);
+        self.update(|s, _| {
+            if let Some(id) = &id {
+                s.id = id.clone();
+            }
+            s.branch_from_id = json::string(o, "branchFromId");
+            s.provider_id = json::string(o, "providerId");
+            s.model_id = json::string(o, "modelId");
+            s.requirement = if o.contains_key("capabilityRequirement") {
+                u32::try_from(json::int(o, "capabilityRequirement")).unwrap_or(0)
+            } else {
+                capability::TEXT
+            };
+            s.messages = messages;
+            s.skills = skills;
+            s.mcps = mcps;
+            s.prompts = prompts;
+            s.revision += 1;
+        });
+        id.is_some()
+    }
+}
+
+/// The object elements of the array at `key`.
+fn objects<'a>(o: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Map<String, Value>> {
+    o.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Destroying a dialog aborts its run (SPEC §E.6); the run holds only a weak reference.
+        if let Some(run) = self.state.get_mut().unwrap_or_else(|e| e.into_inner()).run.take() {
+            run.cancel();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex as StdMutex;
+
+    #[derive(Default)]
+    pub(crate) struct Recorder(pub StdMutex<Vec<Event>>);
+
+    impl EventSink for Recorder {
+        fn emit(&self, event: &Event) {
+            self.0.lock().unwrap().push(event.clone());
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    fn dialog_with_recorder() -> (Dialog, Arc<Recorder>) {
+        let d = Dialog::new(&Center::new());
+        let r = Arc::new(Recorder::default());
+        d.set_sink(Some(r.clone()));
+        (d, r)
+    }
+
+    #[test]
+    fn defaults() {
+        let d = Dialog::new(&Center::new());
+        assert_eq!(d.id().len(), 36);
+        assert_eq!((d.branch_from_id(), d.provider_id(), d.model_id()), (String::new(), String::new(), String::new()));
+        assert_eq!(d.capability_requirement(), capability::TEXT);
+        assert_eq!(d.last_message(), Message::default());
+        assert_eq!(d.find_last_assistant_message(), -1);
+    }
+
+    #[test]
+    fn streaming_primitives_emit_in_order() {
+        let (d, r) = dialog_with_recorder();
+        d.append_delta("ignored");
+        d.begin_assistant_message();
+        d.append_delta("Hel");
+        d.append_delta("lo");
+        assert_eq!(d.streaming_content(), "Hello");
+        d.end_assistant_message();
+        assert_eq!(d.streaming_content(), "");
+        assert!(!d.is_streaming());
+        assert_eq!(
+            *r.0.lock().unwrap(),
+            vec![
+                Event::StreamBegan,
+                Event::StreamDelta("Hel".into()),
+                Event::StreamDelta("lo".into()),
+                Event::MessageAppended(0),
+                Event::StreamEnded("Hello".into())
+            ]
+        );
+        assert_eq!(d.last_message().role, Role::Assistant);
+        r.0.lock().unwrap().clear();
+        d.begin_assistant_message();
+        d.end_assistant_message();
+        assert_eq!(*r.0.lock().unwrap(), vec![Event::StreamBegan, Event::StreamEnded(String::new())]);
+        assert_eq!(d.message_count(), 1);
+    }
+
+    #[test]
+    fn truncate_and_find_last_assistant() {
+        let d = Dialog::new(&Center::new());
+        for role in [Role::User, Role::Assistant, Role::User] {
+            d.append_message(Message::new(role, "x"));
+        }
+        assert_eq!(d.find_last_assistant_message(), 1);
+        d.truncate_to(-1);
+        d.truncate_to(3);
+        assert_eq!(d.message_count(), 3);
+        let rev = d.revision();
+        d.truncate_to(1);
+        assert_eq!(d.message_count(), 1);
+        assert_ne!(d.revision(), rev);
+    }
+
+    #[test]
+    fn local_entries_replace_and_move_to_end() {
+        let d = Dialog::new(&Center::new());
+        d.add_skill(Skill::new("a"));
+        d.add_skill(Skill::new("b"));
+        let mut renewed = Skill::new("a");
+        renewed.description = "new".into();
+        d.add_skill(renewed);
+        d.add_skill(Skill::new(""));
+        let names: Vec<_> = d.skills().into_iter().map(|s| (s.name, s.description)).collect();
+        assert_eq!(names, vec![("b".into(), "".into()), ("a".into(), "new".into())]);
+        d.remove_skill("b");
+        assert_eq!(d.skills().len(), 1);
+    }
+
+    #[test]
+    fn append_prompt_prefers_the_dialogs_own() {
+        let c = Center::new();
+        c.add_prompt(Prompt::new("p", "center {{x}}"));
+        c.add_prompt(Prompt::new("q", "only center {{x}}"));
+        let d = Dialog::new(&c);
+        d.add_prompt(Prompt::new("p", "own {{x}}"));
+        let vars = HashMap::from([("x".to_owned(), "1".to_owned())]);
+        assert!(d.append_prompt("p", &vars));
+        assert!(d.append_prompt("q", &vars));
+        assert!(!d.append_prompt("none", &vars));
+        let contents: Vec<_> = d.messages().into_iter().map(|m| (m.role, m.content)).collect();
+        assert_eq!(contents, vec![(Role::Prompt, "own 1".into()), (Role::Prompt, "only center 1".into())]);
+    }
+
+    #[test]
+    fn copy_to_copies_all_but_functions_and_id() {
+        let c = Center::new();
+        let a = Dialog::new(&c);
+        a.append_message(Message::new(Role::User, "hi"));
+        a.set_provider_id("p");
+        a.set_model_id("m");
+        a.set_capability_requirement(capability::IMAGE);
+        a.add_mcp(Mcp::new("fs"));
+        let b = Dialog::new(&c);
+        assert!(a.copy_to(&b));
+        assert!(!a.copy_to(&a));
+        assert_eq!(b.messages(), a.messages());
+        assert_eq!((b.provider_id(), b.model_id(), b.capability_requirement()), ("p".into(), "m".into(), capability::IMAGE));
+        assert_eq!(b.mcps().len(), 1);
+        assert_ne!(b.id(), a.id());
+    }
+
+    #[test]
+    fn json_round_trip_and_from_json_rules() {
+        let c = Center::new();
+        let a = Dialog::new(&c);
+        a.append_message(Message::new(Role::User, "hi"));
+        a.add_skill(Skill::with_instruction("s", "be brief"));
+        a.add_prompt(Prompt::new("p", "c"));
+        a.set_branch_from_id("origin");
+        let j = a.to_json();
+        let b = Dialog::new(&c);
+        assert!(b.from_json(j.as_object().unwrap()));
+        assert_eq!(b.to_json(), j);
+        let keep = b.id();
+        assert!(!b.from_json(serde_json::json!({"id": "", "messages": [1, {"role": "x"}]}).as_object().unwrap()));
+        assert_eq!(b.id(), keep);
+        assert_eq!(b.message_count(), 1);
+        assert_eq!(b.capability_requirement(), capability::TEXT);
+    }
+}

@@ -1,0 +1,155 @@
+//! The configuration of one MCP server (SPEC §B.5). Connecting to it is `crate::mcp_client`'s job.
+
+use crate::{json, model::has_scheme};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u32)]
+pub enum Transport {
+    #[default]
+    Stdio = 0,
+    Sse = 1,
+    StreamableHttp = 2,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Sse => "sse",
+            Transport::StreamableHttp => "streamableHttp",
+        }
+    }
+
+    /// Case-insensitive; anything unknown is Stdio (SPEC §B.5).
+    pub fn from_name(name: &str) -> Transport {
+        match name.to_ascii_lowercase().as_str() {
+            "sse" => Transport::Sse,
+            "streamablehttp" => Transport::StreamableHttp,
+            _ => Transport::Stdio,
+        }
+    }
+
+    pub fn from_u32(v: u32) -> Option<Transport> {
+        Some(match v {
+            0 => Transport::Stdio,
+            1 => Transport::Sse,
+            2 => Transport::StreamableHttp,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mcp {
+    pub name: String,
+    pub transport: Transport,
+    pub url: String,
+    pub command: String,
+    pub arguments: Vec<String>,
+    /// Added to the inherited environment of a stdio server.
+    pub environment: BTreeMap<String, String>,
+    pub headers: BTreeMap<String, String>,
+    pub enabled: bool,
+    pub auto_start: bool,
+}
+
+impl Default for Mcp {
+    fn default() -> Self {
+        Mcp {
+            name: String::new(),
+            transport: Transport::Stdio,
+            url: String::new(),
+            command: String::new(),
+            arguments: Vec::new(),
+            environment: BTreeMap::new(),
+            headers: BTreeMap::new(),
+            enabled: true,
+            auto_start: true,
+        }
+    }
+}
+
+impl Mcp {
+    pub fn new(name: impl Into<String>) -> Self {
+        Mcp { name: name.into(), ..Self::default() }
+    }
+
+    pub fn is_valid(&self) -> bool {
+        !self.name.is_empty()
+            && match self.transport {
+                Transport::Stdio => !self.command.is_empty(),
+                Transport::Sse | Transport::StreamableHttp => has_scheme(&self.url),
+            }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "transport": self.transport.as_str(),
+            "url": self.url,
+            "command": self.command,
+            "arguments": self.arguments,
+            "environment": self.environment,
+            "headers": self.headers,
+            "enabled": self.enabled,
+            "autoStart": self.auto_start,
+        })
+    }
+
+    /// Applies every field; returns `is_valid()`.
+    pub fn from_json(&mut self, o: &Map<String, Value>) -> bool {
+        self.name = json::string(o, "name");
+        self.transport = Transport::from_name(&json::string(o, "transport"));
+        self.url = json::string(o, "url");
+        self.command = json::string(o, "command");
+        self.arguments = json::string_list(o, "arguments");
+        self.environment = json::string_map(o, "environment");
+        self.headers = json::string_map(o, "headers");
+        self.enabled = json::boolean(o, "enabled", true);
+        self.auto_start = json::boolean(o, "autoStart", true);
+        self.is_valid()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_validity_per_transport() {
+        let mut m = Mcp::new("fs");
+        assert!(m.enabled && m.auto_start && m.transport == Transport::Stdio);
+        assert!(!m.is_valid());
+        m.command = "server".into();
+        assert!(m.is_valid());
+        m.transport = Transport::Sse;
+        assert!(!m.is_valid());
+        m.url = "http://127.0.0.1:9/sse".into();
+        assert!(m.is_valid());
+    }
+
+    #[test]
+    fn transport_names_are_case_insensitive_and_unknown_is_stdio() {
+        assert_eq!(Transport::from_name("StreamableHTTP"), Transport::StreamableHttp);
+        assert_eq!(Transport::from_name("SSE"), Transport::Sse);
+        assert_eq!(Transport::from_name("carrier pigeon"), Transport::Stdio);
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let mut m = Mcp::new("web");
+        m.transport = Transport::StreamableHttp;
+        m.url = "http://h/mcp".into();
+        m.arguments = vec!["-v".into()];
+        m.environment.insert("K".into(), "V".into());
+        m.headers.insert("Authorization".into(), "Bearer x".into());
+        m.auto_start = false;
+        let j = m.to_json();
+        assert_eq!(j["transport"], "streamableHttp");
+        let mut back = Mcp::default();
+        assert!(back.from_json(j.as_object().unwrap()));
+        assert_eq!(back, m);
+    }
+}

@@ -1,0 +1,207 @@
+//! One callable model: endpoint, credentials, limits, capabilities and request parameters
+//! (SPEC §B.2).
+
+use crate::{id::new_id, json};
+use serde_json::{Map, Value};
+
+/// Capability bits (`Model::Capability` on the Qt side).
+pub mod capability {
+    pub const NONE: u32 = 0;
+    pub const TEXT: u32 = 1;
+    pub const IMAGE: u32 = 2;
+    pub const AUDIO: u32 = 4;
+    pub const TOOL_USE: u32 = 8;
+}
+
+/// What an idle timeout of 0 stands for.
+pub const DEFAULT_IDLE_TIMEOUT_MS: i32 = 60_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub id: String,
+    /// Sent as the request's `model` field.
+    pub name: String,
+    /// The base url; `/chat/completions` is appended at run time.
+    pub url: String,
+    pub token: String,
+    /// Total time for one request; 0 = unlimited.
+    pub timeout_ms: i32,
+    /// Longest silence between received bytes; 0 = [`DEFAULT_IDLE_TIMEOUT_MS`].
+    pub idle_timeout_ms: i32,
+    pub capabilities: u32,
+    pub parameters: Map<String, Value>,
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        Model {
+            id: new_id(),
+            name: String::new(),
+            url: String::new(),
+            token: String::new(),
+            timeout_ms: 60_000,
+            idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
+            capabilities: capability::TEXT,
+            parameters: Map::new(),
+        }
+    }
+}
+
+impl Model {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn has_capability(&self, bit: u32) -> bool {
+        bit != 0 && self.capabilities & bit == bit
+    }
+
+    /// Whether every bit of `required` is present.
+    pub fn satisfies(&self, required: u32) -> bool {
+        self.capabilities & required == required
+    }
+
+    /// Writes `value` at the dotted `key` at once (SPEC §F); integral floats become integers.
+    pub fn set_parameter(&mut self, key: &str, value: Value) {
+        if !key.is_empty() {
+            json::set_dotted(&mut self.parameters, key, json::normalize_numbers(value));
+        }
+    }
+
+    pub fn remove_parameter(&mut self, key: &str) -> bool {
+        json::remove_dotted(&mut self.parameters, key)
+    }
+
+    pub fn is_valid(&self) -> bool {
+        !self.name.is_empty() && has_scheme(&self.url) && !self.token.is_empty()
+    }
+
+    /// The idle timeout in force: 0 (or less) means the default.
+    pub fn effective_idle_timeout_ms(&self) -> i32 {
+        if self.idle_timeout_ms > 0 { self.idle_timeout_ms } else { DEFAULT_IDLE_TIMEOUT_MS }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("id".into(), self.id.clone().into());
+        o.insert("name".into(), self.name.clone().into());
+        o.insert("url".into(), self.url.clone().into());
+        o.insert("token".into(), self.token.clone().into());
+        o.insert("timeoutMs".into(), self.timeout_ms.into());
+        o.insert("idleTimeoutMs".into(), self.idle_timeout_ms.into());
+        o.insert("capabilities".into(), self.capabilities.into());
+        o.insert("parameters".into(), Value::Object(self.parameters.clone()));
+        Value::Object(o)
+    }
+
+    /// Applies every field; returns whether a non-empty id was read.
+    pub fn from_json(&mut self, o: &Map<String, Value>) -> bool {
+        let id = json::id(o);
+        if let Some(id) = &id {
+            self.id = id.clone();
+        }
+        self.name = json::string(o, "name");
+        self.url = json::string(o, "url");
+        self.token = json::string(o, "token");
+        self.timeout_ms = clamp_i32(json::int(o, "timeoutMs"));
+        self.idle_timeout_ms = clamp_i32(json::int(o, "idleTimeoutMs"));
+        if o.contains_key("capabilities") {
+            self.capabilities = u32::try_from(json::int(o, "capabilities")).unwrap_or(0);
+        }
+        self.parameters = match o.get("parameters") {
+            Some(Value::Object(p)) => p.clone(),
+            _ => Map::new(),
+        };
+        id.is_some()
+    }
+}
+
+fn clamp_i32(v: i64) -> i32 {
+    v.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+}
+
+/// Whether `url` starts with an RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`),
+/// as `QUrl::scheme()` being non-empty requires.
+pub fn has_scheme(url: &str) -> bool {
+    match url.split_once(':') {
+        Some((scheme, _)) => {
+            let mut chars = scheme.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults() {
+        let m = Model::new();
+        assert_eq!((m.timeout_ms, m.idle_timeout_ms, m.capabilities), (60_000, 60_000, capability::TEXT));
+        assert!(m.parameters.is_empty() && m.name.is_empty() && m.url.is_empty() && m.token.is_empty());
+        assert_eq!(m.id.len(), 36);
+        assert!(!m.is_valid());
+    }
+
+    #[test]
+    fn validity_needs_name_scheme_and_token() {
+        let mut m = Model { name: "gpt".into(), url: "http://127.0.0.1:1/v1".into(), token: "t".into(), ..Model::new() };
+        assert!(m.is_valid());
+        m.url = "127.0.0.1/v1".into();
+        assert!(!m.is_valid());
+        m.url = "1http://x".into();
+        assert!(!m.is_valid());
+        m.url = "https://x".into();
+        m.token.clear();
+        assert!(!m.is_valid());
+    }
+
+    #[test]
+    fn capabilities_test_single_bits_and_requirements() {
+        let m = Model { capabilities: capability::TEXT | capability::TOOL_USE, ..Model::new() };
+        assert!(m.has_capability(capability::TOOL_USE));
+        assert!(!m.has_capability(capability::IMAGE));
+        assert!(m.satisfies(capability::NONE));
+        assert!(!m.satisfies(capability::TEXT | capability::IMAGE));
+    }
+
+    #[test]
+    fn dotted_parameters_nest_and_integers_stay_integers() {
+        let mut m = Model::new();
+        m.set_parameter("stream_options.include_usage", json!(true));
+        m.set_parameter("max_tokens", json!(256.0));
+        m.set_parameter("temperature", json!(0.5));
+        assert_eq!(
+            Value::Object(m.parameters.clone()).to_string(),
+            r#"{"stream_options":{"include_usage":true},"max_tokens":256,"temperature":0.5}"#
+        );
+    }
+
+    #[test]
+    fn from_json_rules() {
+        let mut m = Model { capabilities: capability::IMAGE, ..Model::new() };
+        let before = m.id.clone();
+        let o = json!({"id": "", "name": "n", "parameters": {"a": 1}});
+        assert!(!m.from_json(o.as_object().unwrap()));
+        assert_eq!(m.id, before);
+        assert_eq!((m.timeout_ms, m.idle_timeout_ms, m.capabilities), (0, 0, capability::IMAGE));
+        assert_eq!(m.effective_idle_timeout_ms(), 60_000);
+        let o = json!({"id": "m1", "capabilities": 9, "timeoutMs": "x", "parameters": 3});
+        assert!(m.from_json(o.as_object().unwrap()));
+        assert_eq!((m.id.as_str(), m.capabilities, m.timeout_ms), ("m1", 9, 0));
+        assert!(m.parameters.is_empty());
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let mut m = Model { name: "n".into(), url: "http://h".into(), token: "secret".into(), ..Model::new() };
+        m.set_parameter("top_p", json!(0.9));
+        let mut back = Model::new();
+        assert!(back.from_json(m.to_json().as_object().unwrap()));
+        assert_eq!(back, m);
+    }
+}

@@ -1,0 +1,1198 @@
+//! One decoded SSE `data` payload of an OpenAI-compatible chat-completions stream, and what it
+//! means for the run (SPEC §D.1 items 4–7, §E.3–E.5, §E.10).
+//!
+//! Parsing is lenient: unknown fields are skipped, and a field of the wrong JSON type reads as
+//! absent instead of failing the whole chunk (`"content": 5`, `"index": "x"`, `"choices": {}` …).
+//! The JSON is deserialised straight into small private structs through hand-written `serde`
+//! visitors (no intermediate `serde_json::Value` tree, and no allocation for skipped fields or for
+//! unescaped keys), because this runs once per chunk of very long streams. Nothing here panics.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// One entry of `choices[0].delta.tool_calls[]`: a piece of a tool call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolCallDelta {
+    /// `index`; missing or not an integer ⇒ 0.
+    pub index: i64,
+    /// `id`; absent, empty or not a string ⇒ `None`.
+    pub id: Option<String>,
+    /// `function.name` piece; absent, empty or not a string ⇒ `None`.
+    pub name: Option<String>,
+    /// `function.arguments` piece; absent, empty or not a string ⇒ `None`. (An object or array —
+    /// sent by a few servers instead of a string — reads as its compact JSON text.)
+    pub arguments: Option<String>,
+}
+
+/// What one ordinary chunk carries. Every field is optional; a chunk may carry nothing at all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Chunk {
+    /// `choices[0].delta.content` (a non-empty string, else `None`).
+    pub content: Option<String>,
+    /// `choices[0].delta.reasoning_content`, else `choices[0].delta.reasoning` (SPEC §E.4); the
+    /// first of them that is a non-empty string.
+    pub reasoning: Option<String>,
+    /// `choices[0].delta.tool_calls[]` in the order received (non-object entries are skipped).
+    pub tool_calls: Vec<ToolCallDelta>,
+    /// Top-level `usage` when it is an object (SPEC §E.10).
+    pub usage: Option<Value>,
+    /// `choices[0].finish_reason` (a non-empty string, else `None`).
+    pub finish_reason: Option<String>,
+}
+
+/// The meaning of one SSE `data` payload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// The payload is `[DONE]` (surrounding whitespace ignored): the round is complete (§E.5).
+    Done,
+    /// A top-level `error` (§E.3): its `message` when it is an object with a string `message`,
+    /// the string itself when it is a string, otherwise its compact JSON text. (`"error": null`
+    /// counts as no error.)
+    Error(String),
+    /// An ordinary chunk.
+    Chunk(Chunk),
+    /// Not JSON, or JSON that is not an object: ignored (§D.1 item 4).
+    Ignored,
+}
+
+/// Interprets one SSE `data` payload.
+pub fn parse(data: &str) -> Parsed {
+    let trimmed = data.trim();
+    if trimmed == "[DONE]" {
+        return Parsed::Done;
+    }
+    if !trimmed.starts_with('{') {
+        return Parsed::Ignored; // cheap exit for keep-alive text, arrays, scalars
+    }
+    match serde_json::from_str::<Obj<RawTop<'_>>>(trimmed) {
+        Ok(Obj(Some(top))) => top.into_parsed(),
+        _ => Parsed::Ignored,
+    }
+}
+
+/// A finished tool call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// Assembles tool calls from their streamed pieces, per `index` (SPEC §D.1 item 4).
+#[derive(Debug, Clone, Default)]
+pub struct ToolCallAccumulator {
+    /// (index, call so far), in order of first appearance.
+    calls: Vec<(i64, ToolCall)>,
+}
+
+impl ToolCallAccumulator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one piece: a non-empty `id` replaces the stored id; `name` and `arguments` pieces are
+    /// appended to what the same index has so far.
+    pub fn add(&mut self, delta: &ToolCallDelta) {
+        // Pieces of one call usually arrive together, so look from the most recent entry.
+        let slot = match self
+            .calls
+            .iter()
+            .rposition(|(index, _)| *index == delta.index)
+        {
+            Some(pos) => &mut self.calls[pos].1,
+            None => {
+                self.calls.push((delta.index, ToolCall::default()));
+                let last = self.calls.len() - 1;
+                &mut self.calls[last].1
+            }
+        };
+        if let Some(id) = delta.id.as_deref().filter(|id| !id.is_empty()) {
+            id.clone_into(&mut slot.id);
+        }
+        if let Some(name) = &delta.name {
+            slot.name.push_str(name);
+        }
+        if let Some(arguments) = &delta.arguments {
+            slot.arguments.push_str(arguments);
+        }
+    }
+
+    /// No piece has been added.
+    pub fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    /// Number of distinct indexes seen.
+    pub fn len(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// The calls in ascending index order.
+    pub fn finish(mut self) -> Vec<ToolCall> {
+        self.calls.sort_by_key(|(index, _)| *index);
+        self.calls.into_iter().map(|(_, call)| call).collect()
+    }
+}
+
+/// The compact JSON array stored in the assistant message (SPEC §D.1 item 6):
+/// `[{"id":…,"type":"function","function":{"name":…,"arguments":…}}, …]`, keys in exactly that
+/// order (written by hand, so the order does not depend on `serde_json`'s `preserve_order`).
+pub fn tool_calls_json(calls: &[ToolCall]) -> String {
+    let mut out = String::with_capacity(
+        2 + calls
+            .iter()
+            .map(|c| 64 + c.id.len() + c.name.len() + c.arguments.len() * 2)
+            .sum::<usize>(),
+    );
+    out.push('[');
+    for (i, call) in calls.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"id\":");
+        push_json_string(&mut out, &call.id);
+        out.push_str(",\"type\":\"function\",\"function\":{\"name\":");
+        push_json_string(&mut out, &call.name);
+        out.push_str(",\"arguments\":");
+        push_json_string(&mut out, &call.arguments);
+        out.push_str("}}");
+    }
+    out.push(']');
+    out
+}
+
+fn push_json_string(out: &mut String, s: &str) {
+    // Serialising a `&str` cannot fail; the fallback only keeps this panic-free by construction.
+    match serde_json::to_string(s) {
+        Ok(quoted) => out.push_str(&quoted),
+        Err(_) => out.push_str("\"\""),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lenient deserialisation
+// ---------------------------------------------------------------------------------------------
+
+/// The decoded top-level object.
+#[derive(Default)]
+struct RawTop<'a> {
+    error: Option<Value>,
+    choice: Option<RawChoice<'a>>,
+    usage: Option<Value>,
+}
+
+#[derive(Default)]
+struct RawChoice<'a> {
+    delta: Option<RawDelta<'a>>,
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Default)]
+struct RawDelta<'a> {
+    content: Option<Cow<'a, str>>,
+    reasoning_content: Option<Cow<'a, str>>,
+    reasoning: Option<Cow<'a, str>>,
+    tool_calls: Vec<ToolCallDelta>,
+}
+
+#[derive(Default)]
+struct RawToolCall<'a> {
+    index: Option<i64>,
+    id: Option<Cow<'a, str>>,
+    function: Option<RawFunction<'a>>,
+}
+
+#[derive(Default)]
+struct RawFunction<'a> {
+    name: Option<Cow<'a, str>>,
+    arguments: Option<Cow<'a, str>>,
+}
+
+impl RawTop<'_> {
+    fn into_parsed(self) -> Parsed {
+        if let Some(error) = self.error {
+            return Parsed::Error(error_message(error));
+        }
+        let mut chunk = Chunk {
+            usage: self.usage.filter(Value::is_object),
+            ..Chunk::default()
+        };
+        if let Some(choice) = self.choice {
+            chunk.finish_reason = non_empty(choice.finish_reason);
+            if let Some(delta) = choice.delta {
+                chunk.content = non_empty(delta.content);
+                chunk.reasoning =
+                    non_empty(delta.reasoning_content).or_else(|| non_empty(delta.reasoning));
+                chunk.tool_calls = delta.tool_calls;
+            }
+        }
+        Parsed::Chunk(chunk)
+    }
+}
+
+impl RawToolCall<'_> {
+    fn into_delta(self) -> ToolCallDelta {
+        let (name, arguments) = match self.function {
+            Some(f) => (non_empty(f.name), non_empty(f.arguments)),
+            None => (None, None),
+        };
+        ToolCallDelta {
+            index: self.index.unwrap_or(0),
+            id: non_empty(self.id),
+            name,
+            arguments,
+        }
+    }
+}
+
+fn non_empty(s: Option<Cow<'_, str>>) -> Option<String> {
+    s.filter(|s| !s.is_empty()).map(Cow::into_owned)
+}
+
+fn error_message(error: Value) -> String {
+    match error {
+        Value::String(s) => s,
+        Value::Object(map) => match map.get("message") {
+            Some(Value::String(message)) => message.clone(),
+            _ => Value::Object(map).to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Implements the `Visitor` methods of the listed JSON kinds as "absent" (`Default::default()`),
+/// consuming nested arrays and objects.
+macro_rules! absent {
+    ($($kind:ident),+) => { $(absent!(@ $kind);)+ };
+    (@ bool) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> { Ok(Default::default()) }
+    };
+    (@ number) => {
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> { Ok(Default::default()) }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> { Ok(Default::default()) }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> { Ok(Default::default()) }
+    };
+    (@ str) => {
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> { Ok(Default::default()) }
+    };
+    (@ null) => {
+        fn visit_unit<E>(self) -> Result<Self::Value, E> { Ok(Default::default()) }
+        fn visit_none<E>(self) -> Result<Self::Value, E> { Ok(Default::default()) }
+    };
+    (@ seq) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            IgnoredAny.visit_seq(seq)?;
+            Ok(Default::default())
+        }
+    };
+    (@ map) => {
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            IgnoredAny.visit_map(map)?;
+            Ok(Default::default())
+        }
+    };
+}
+
+/// A string (borrowed from the input when it has no escapes); any other JSON value ⇒ `None`.
+struct LStr<'a>(Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for LStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<Cow<'de, str>>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Some(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Some(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Some(Cow::Owned(v)))
+            }
+            absent!(bool, number, null, seq, map);
+        }
+        d.deserialize_any(V).map(LStr)
+    }
+}
+
+/// Like [`LStr`], but an object or array reads as its compact JSON text (tool-call arguments).
+struct LArgs<'a>(Option<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for LArgs<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<Cow<'de, str>>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Some(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Some(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Some(Cow::Owned(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let value = Value::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(Some(Cow::Owned(value.to_string())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+                Ok(Some(Cow::Owned(value.to_string())))
+            }
+            absent!(bool, number, null);
+        }
+        d.deserialize_any(V).map(LArgs)
+    }
+}
+
+/// An integer (an integral float counts; out-of-range or fractional ⇒ `None`); any other JSON
+/// value ⇒ `None`.
+struct LInt(Option<i64>);
+
+impl<'de> Deserialize<'de> for LInt {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<i64>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Some(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(i64::try_from(v).ok())
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                // The `as` cast saturates; the range check keeps saturated values out.
+                let ok = v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63);
+                Ok(ok.then_some(v as i64))
+            }
+            absent!(bool, str, null, seq, map);
+        }
+        d.deserialize_any(V).map(LInt)
+    }
+}
+
+/// A JSON object whose known fields are read leniently.
+trait FromMap<'de>: Default {
+    /// Reads the value of `key` (which must be consumed, e.g. with `IgnoredAny` when unknown).
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
+}
+
+/// An object ⇒ `Some(T)`; any other JSON value ⇒ `None`.
+struct Obj<T>(Option<T>);
+
+impl<'de, T: FromMap<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: FromMap<'de>> Visitor<'de> for V<T> {
+            type Value = Option<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = T::default();
+                while let Some(LStr(key)) = map.next_key::<LStr<'de>>()? {
+                    match key {
+                        Some(key) => out.field(&key, &mut map)?,
+                        None => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Some(out))
+            }
+            absent!(bool, number, str, null, seq);
+        }
+        d.deserialize_any(V(PhantomData)).map(Obj)
+    }
+}
+
+/// `choices`: the first element of an array (read as an object); anything else ⇒ `None`.
+struct FirstChoice<'a>(Option<RawChoice<'a>>);
+
+impl<'de> Deserialize<'de> for FirstChoice<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<RawChoice<'de>>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let first = seq.next_element::<Obj<RawChoice<'de>>>()?.and_then(|o| o.0);
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(first)
+            }
+            absent!(bool, number, str, null, map);
+        }
+        d.deserialize_any(V).map(FirstChoice)
+    }
+}
+
+/// `tool_calls`: the object elements of an array; anything else ⇒ empty.
+struct ToolCallList(Vec<ToolCallDelta>);
+
+impl<'de> Deserialize<'de> for ToolCallList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Vec<ToolCallDelta>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(Obj(call)) = seq.next_element::<Obj<RawToolCall<'de>>>()? {
+                    if let Some(call) = call {
+                        out.push(call.into_delta());
+                    }
+                }
+                Ok(out)
+            }
+            absent!(bool, number, str, null, map);
+        }
+        d.deserialize_any(V).map(ToolCallList)
+    }
+}
+
+/// Consumes the current value without looking at it.
+fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+    map.next_value::<IgnoredAny>().map(|_| ())
+}
+
+impl<'de> FromMap<'de> for RawTop<'de> {
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "choices" => self.choice = map.next_value::<FirstChoice<'de>>()?.0,
+            "error" => {
+                let error = map.next_value::<Value>()?;
+                self.error = (!error.is_null()).then_some(error);
+            }
+            "usage" => self.usage = Some(map.next_value::<Value>()?),
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for RawChoice<'de> {
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "delta" => self.delta = map.next_value::<Obj<RawDelta<'de>>>()?.0,
+            "finish_reason" => self.finish_reason = map.next_value::<LStr<'de>>()?.0,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for RawDelta<'de> {
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "content" => self.content = map.next_value::<LStr<'de>>()?.0,
+            "reasoning_content" => self.reasoning_content = map.next_value::<LStr<'de>>()?.0,
+            "reasoning" => self.reasoning = map.next_value::<LStr<'de>>()?.0,
+            "tool_calls" => self.tool_calls = map.next_value::<ToolCallList>()?.0,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for RawToolCall<'de> {
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "index" => self.index = map.next_value::<LInt>()?.0,
+            "id" => self.id = map.next_value::<LStr<'de>>()?.0,
+            "function" => self.function = map.next_value::<Obj<RawFunction<'de>>>()?.0,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+impl<'de> FromMap<'de> for RawFunction<'de> {
+    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "name" => self.name = map.next_value::<LStr<'de>>()?.0,
+            "arguments" => self.arguments = map.next_value::<LArgs<'de>>()?.0,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn chunk(data: &str) -> Chunk {
+        match parse(data) {
+            Parsed::Chunk(c) => c,
+            other => panic!("expected a chunk for {data}, got {other:?}"),
+        }
+    }
+
+    fn delta_chunk(delta: Value) -> Chunk {
+        chunk(&json!({"choices": [{"index": 0, "delta": delta}]}).to_string())
+    }
+
+    fn tc(index: i64, id: Option<&str>, name: Option<&str>, args: Option<&str>) -> ToolCallDelta {
+        ToolCallDelta {
+            index,
+            id: id.map(str::to_owned),
+            name: name.map(str::to_owned),
+            arguments: args.map(str::to_owned),
+        }
+    }
+
+    // --- content -------------------------------------------------------------------------------
+
+    #[test]
+    fn content_is_read() {
+        let c = chunk(
+            r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m",
+               "system_fingerprint":null,
+               "choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},
+               "logprobs":null,"finish_reason":null}]}"#,
+        );
+        assert_eq!(c.content.as_deref(), Some("Hello"));
+        assert_eq!(c.reasoning, None);
+        assert!(c.tool_calls.is_empty());
+        assert_eq!(c.usage, None);
+        assert_eq!(c.finish_reason, None);
+    }
+
+    #[test]
+    fn content_with_escapes_and_unicode() {
+        let c = delta_chunk(json!({"content": "line\n\"q\" \\ é 你好 🎉 \u{0001}"}));
+        assert_eq!(
+            c.content.as_deref(),
+            Some("line\n\"q\" \\ é 你好 🎉 \u{0001}")
+        );
+        let c = chunk(r#"{"choices":[{"delta":{"content":"\u00e9\ud83c\udf89"}}]}"#);
+        assert_eq!(c.content.as_deref(), Some("é🎉"));
+    }
+
+    #[test]
+    fn content_null_absent_or_empty_is_none() {
+        assert_eq!(delta_chunk(json!({"content": null})).content, None);
+        assert_eq!(delta_chunk(json!({})).content, None);
+        assert_eq!(delta_chunk(json!({"content": ""})).content, None);
+        assert_eq!(delta_chunk(json!({"role": "assistant"})).content, None);
+    }
+
+    #[test]
+    fn content_whitespace_is_kept() {
+        assert_eq!(
+            delta_chunk(json!({"content": " "})).content.as_deref(),
+            Some(" ")
+        );
+        assert_eq!(
+            delta_chunk(json!({"content": "\n\n"})).content.as_deref(),
+            Some("\n\n")
+        );
+    }
+
+    #[test]
+    fn only_first_choice_matters() {
+        let c =
+            chunk(r#"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}},5,"x",[1]]}"#);
+        assert_eq!(c.content.as_deref(), Some("a"));
+        let c = chunk(r#"{"choices":[{"index":1,"delta":{}},{"delta":{"content":"b"}}]}"#);
+        assert_eq!(c.content, None);
+    }
+
+    #[test]
+    fn finish_reason_is_read() {
+        let c = chunk(r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#);
+        assert_eq!(c.finish_reason.as_deref(), Some("tool_calls"));
+        let c = chunk(r#"{"choices":[{"delta":{},"finish_reason":""}]}"#);
+        assert_eq!(c.finish_reason, None);
+        let c = chunk(r#"{"choices":[{"delta":{},"finish_reason":7}]}"#);
+        assert_eq!(c.finish_reason, None);
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins() {
+        let c = chunk(r#"{"choices":[{"delta":{"content":"a","content":"b"}}]}"#);
+        assert_eq!(c.content.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn escaped_keys_are_recognised() {
+        let c = chunk(r#"{"choic\u0065s":[{"delta":{"cont\u0065nt":"x"}}]}"#);
+        assert_eq!(c.content.as_deref(), Some("x"));
+    }
+
+    // --- reasoning ---------------------------------------------------------------------------
+
+    #[test]
+    fn reasoning_content_key() {
+        let c = delta_chunk(json!({"content": null, "reasoning_content": "think"}));
+        assert_eq!(c.reasoning.as_deref(), Some("think"));
+        assert_eq!(c.content, None);
+    }
+
+    #[test]
+    fn reasoning_key() {
+        let c = delta_chunk(json!({"content": "", "reasoning": "ponder"}));
+        assert_eq!(c.reasoning.as_deref(), Some("ponder"));
+    }
+
+    #[test]
+    fn reasoning_content_wins_over_reasoning() {
+        let c = delta_chunk(json!({"reasoning": "B", "reasoning_content": "A"}));
+        assert_eq!(c.reasoning.as_deref(), Some("A"));
+        let c = delta_chunk(json!({"reasoning_content": "A", "reasoning": "B"}));
+        assert_eq!(c.reasoning.as_deref(), Some("A"));
+    }
+
+    #[test]
+    fn empty_or_null_reasoning_content_falls_back_to_reasoning() {
+        let c = delta_chunk(json!({"reasoning_content": "", "reasoning": "B"}));
+        assert_eq!(c.reasoning.as_deref(), Some("B"));
+        let c = delta_chunk(json!({"reasoning_content": null, "reasoning": "B"}));
+        assert_eq!(c.reasoning.as_deref(), Some("B"));
+        let c = delta_chunk(json!({"reasoning_content": 3, "reasoning": "B"}));
+        assert_eq!(c.reasoning.as_deref(), Some("B"));
+        let c = delta_chunk(json!({"reasoning_content": "", "reasoning": ""}));
+        assert_eq!(c.reasoning, None);
+    }
+
+    #[test]
+    fn content_and_reasoning_together() {
+        let c = delta_chunk(json!({"content": "x", "reasoning_content": "y"}));
+        assert_eq!(c.content.as_deref(), Some("x"));
+        assert_eq!(c.reasoning.as_deref(), Some("y"));
+    }
+
+    // --- tool calls --------------------------------------------------------------------------
+
+    #[test]
+    fn tool_call_delta_is_read() {
+        let c = chunk(
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"call_1","type":"function",
+               "function":{"name":"get_weather","arguments":"{\"ci"}}]}}]}"#,
+        );
+        assert_eq!(
+            c.tool_calls,
+            [tc(1, Some("call_1"), Some("get_weather"), Some("{\"ci"))]
+        );
+    }
+
+    #[test]
+    fn tool_call_missing_fields() {
+        let c = delta_chunk(json!({"tool_calls": [{"function": {"arguments": "ty\"}"}}]}));
+        assert_eq!(c.tool_calls, [tc(0, None, None, Some("ty\"}"))]);
+        let c = delta_chunk(json!({"tool_calls": [{"id": "", "function": {"name": ""}}]}));
+        assert_eq!(c.tool_calls, [tc(0, None, None, None)]);
+        let c = delta_chunk(json!({"tool_calls": [{}]}));
+        assert_eq!(c.tool_calls, [tc(0, None, None, None)]);
+    }
+
+    #[test]
+    fn tool_calls_several_in_one_chunk_and_non_objects_skipped() {
+        let c = delta_chunk(json!({"tool_calls": [
+            {"index": 0, "id": "a", "function": {"name": "f"}},
+            7, "x", null, [],
+            {"index": 1, "id": "b", "function": {"name": "g", "arguments": "{}"}}
+        ]}));
+        assert_eq!(
+            c.tool_calls,
+            [
+                tc(0, Some("a"), Some("f"), None),
+                tc(1, Some("b"), Some("g"), Some("{}"))
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_call_index_forms() {
+        let idx = |v: Value| delta_chunk(json!({"tool_calls": [{"index": v}]})).tool_calls[0].index;
+        assert_eq!(idx(json!(3)), 3);
+        assert_eq!(idx(json!(2.0)), 2);
+        assert_eq!(idx(json!(2.5)), 0);
+        assert_eq!(idx(json!(-1)), -1);
+        assert_eq!(idx(json!("x")), 0);
+        assert_eq!(idx(json!("1")), 0);
+        assert_eq!(idx(json!(null)), 0);
+        assert_eq!(idx(json!(true)), 0);
+        assert_eq!(idx(json!([1])), 0);
+        assert_eq!(idx(json!({"i": 1})), 0);
+        assert_eq!(idx(json!(u64::MAX)), 0);
+        assert_eq!(idx(json!(1e300)), 0);
+    }
+
+    #[test]
+    fn tool_call_arguments_object_reads_as_json_text() {
+        let c = delta_chunk(json!({"tool_calls": [{"function": {"name": "f",
+            "arguments": {"city": "Paris", "n": [1, 2]}}}]}));
+        assert_eq!(
+            c.tool_calls[0].arguments.as_deref(),
+            Some(r#"{"city":"Paris","n":[1,2]}"#)
+        );
+        let c = delta_chunk(json!({"tool_calls": [{"function": {"arguments": 5}}]}));
+        assert_eq!(c.tool_calls[0].arguments, None);
+    }
+
+    #[test]
+    fn accumulate_across_many_chunks() {
+        let stream = [
+            r#"{"choices":[{"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"get_","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"weather"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"call_b","function":{"name":"now","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#,
+        ];
+        let mut acc = ToolCallAccumulator::new();
+        assert!(acc.is_empty());
+        for data in stream {
+            for d in &chunk(data).tool_calls {
+                acc.add(d);
+            }
+        }
+        assert!(!acc.is_empty());
+        assert_eq!(acc.len(), 2);
+        assert_eq!(
+            acc.finish(),
+            [
+                ToolCall {
+                    id: "call_a".into(),
+                    name: "get_weather".into(),
+                    arguments: r#"{"city":"Paris"}"#.into()
+                },
+                ToolCall {
+                    id: "call_b".into(),
+                    name: "now".into(),
+                    arguments: "{}".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn accumulate_with_missing_index() {
+        // Servers that omit `index` (e.g. some Gemini/Ollama gateways) put everything in call 0.
+        let mut acc = ToolCallAccumulator::new();
+        for data in [
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{\"a\""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":":1}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":"bogus","function":{"arguments":""}}]}}]}"#,
+        ] {
+            for d in &chunk(data).tool_calls {
+                acc.add(d);
+            }
+        }
+        assert_eq!(
+            acc.finish(),
+            [ToolCall {
+                id: "c1".into(),
+                name: "f".into(),
+                arguments: r#"{"a":1}"#.into()
+            }]
+        );
+    }
+
+    #[test]
+    fn accumulator_id_replacement() {
+        let mut acc = ToolCallAccumulator::new();
+        acc.add(&tc(0, Some("first"), Some("f"), None));
+        acc.add(&tc(0, None, None, Some("{")));
+        acc.add(&tc(0, Some(""), None, Some("}"))); // empty id does not replace
+        assert_eq!(acc.clone().finish()[0].id, "first");
+        acc.add(&tc(0, Some("second"), None, None)); // non-empty id replaces
+        let calls = acc.finish();
+        assert_eq!(calls[0].id, "second");
+        assert_eq!(calls[0].name, "f");
+        assert_eq!(calls[0].arguments, "{}");
+    }
+
+    #[test]
+    fn accumulator_orders_by_index() {
+        let mut acc = ToolCallAccumulator::new();
+        acc.add(&tc(2, Some("c"), Some("h"), None));
+        acc.add(&tc(0, Some("a"), Some("f"), None));
+        acc.add(&tc(1, Some("b"), Some("g"), None));
+        acc.add(&tc(2, None, None, Some("x")));
+        acc.add(&tc(0, None, None, Some("y")));
+        let calls = acc.finish();
+        let ids: Vec<_> = calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+        assert_eq!(calls[0].arguments, "y");
+        assert_eq!(calls[2].arguments, "x");
+    }
+
+    #[test]
+    fn accumulator_empty_delta_registers_index() {
+        let mut acc = ToolCallAccumulator::new();
+        acc.add(&tc(5, None, None, None));
+        assert!(!acc.is_empty());
+        assert_eq!(acc.finish(), [ToolCall::default()]);
+        assert!(ToolCallAccumulator::new().finish().is_empty());
+    }
+
+    #[test]
+    fn tool_calls_json_shape_and_order() {
+        let calls = [
+            ToolCall {
+                id: "call_1".into(),
+                name: "get_weather".into(),
+                arguments: r#"{"city":"Paris"}"#.into(),
+            },
+            ToolCall {
+                id: "c\"2".into(),
+                name: "now".into(),
+                arguments: "".into(),
+            },
+        ];
+        let text = tool_calls_json(&calls);
+        assert_eq!(
+            text,
+            r#"[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"c\"2","type":"function","function":{"name":"now","arguments":""}}]"#
+        );
+        // Same as the json! construction (with preserve_order) and valid JSON.
+        let built = Value::Array(
+            calls
+                .iter()
+                .map(|c| {
+                    json!({"id": c.id, "type": "function",
+                                "function": {"name": c.name, "arguments": c.arguments}})
+                })
+                .collect(),
+        );
+        assert_eq!(text, built.to_string());
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), built);
+        assert_eq!(tool_calls_json(&[]), "[]");
+    }
+
+    #[test]
+    fn tool_calls_json_escapes_control_and_unicode() {
+        let calls = [ToolCall {
+            id: "i".into(),
+            name: "n\u{1}".into(),
+            arguments: "é\n\t🎉".into(),
+        }];
+        let text = tool_calls_json(&calls);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back[0]["function"]["name"], "n\u{1}");
+        assert_eq!(back[0]["function"]["arguments"], "é\n\t🎉");
+    }
+
+    // --- usage -------------------------------------------------------------------------------
+
+    #[test]
+    fn usage_only_chunk() {
+        let c = chunk(
+            r#"{"id":"x","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}}"#,
+        );
+        assert_eq!(
+            c.usage,
+            Some(json!({"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}))
+        );
+        assert_eq!(c.content, None);
+        assert!(c.tool_calls.is_empty());
+        let c = chunk(r#"{"usage":{"total_tokens":1}}"#);
+        assert_eq!(c.usage, Some(json!({"total_tokens":1})));
+    }
+
+    #[test]
+    fn usage_keeps_key_order() {
+        let c = chunk(r#"{"usage":{"z":1,"a":{"y":2,"b":3}}}"#);
+        assert_eq!(c.usage.unwrap().to_string(), r#"{"z":1,"a":{"y":2,"b":3}}"#);
+    }
+
+    #[test]
+    fn usage_with_content_and_non_object_usage() {
+        let c = chunk(r#"{"choices":[{"delta":{"content":"hi"}}],"usage":{"total_tokens":2}}"#);
+        assert_eq!(c.content.as_deref(), Some("hi"));
+        assert_eq!(c.usage, Some(json!({"total_tokens":2})));
+        assert_eq!(chunk(r#"{"usage":null}"#).usage, None);
+        assert_eq!(chunk(r#"{"usage":5}"#).usage, None);
+        assert_eq!(chunk(r#"{"usage":[1]}"#).usage, None);
+    }
+
+    // --- error frames ------------------------------------------------------------------------
+
+    #[test]
+    fn error_object_with_message() {
+        assert_eq!(
+            parse(r#"{"error":{"message":"Rate limit exceeded","type":"rate_limit","code":429}}"#),
+            Parsed::Error("Rate limit exceeded".into())
+        );
+    }
+
+    #[test]
+    fn error_string() {
+        assert_eq!(parse(r#"{"error":"boom"}"#), Parsed::Error("boom".into()));
+    }
+
+    #[test]
+    fn error_other_is_compact_json() {
+        assert_eq!(
+            parse(r#"{"error": {"code": 500, "x": [1, 2]}}"#),
+            Parsed::Error(r#"{"code":500,"x":[1,2]}"#.into())
+        );
+        assert_eq!(
+            parse(r#"{"error":{"message":42,"code":1}}"#),
+            Parsed::Error(r#"{"message":42,"code":1}"#.into())
+        );
+        assert_eq!(parse(r#"{"error":42}"#), Parsed::Error("42".into()));
+        assert_eq!(
+            parse(r#"{"error":[ "a" ]}"#),
+            Parsed::Error(r#"["a"]"#.into())
+        );
+        assert_eq!(parse(r#"{"error":false}"#), Parsed::Error("false".into()));
+    }
+
+    #[test]
+    fn error_wins_over_choices() {
+        assert_eq!(
+            parse(r#"{"choices":[{"delta":{"content":"x"}}],"error":{"message":"late"}}"#),
+            Parsed::Error("late".into())
+        );
+    }
+
+    #[test]
+    fn null_error_is_no_error() {
+        let c = chunk(r#"{"error":null,"choices":[{"delta":{"content":"ok"}}]}"#);
+        assert_eq!(c.content.as_deref(), Some("ok"));
+    }
+
+    // --- [DONE], non-JSON, wrong types -------------------------------------------------------
+
+    #[test]
+    fn done_marker() {
+        assert_eq!(parse("[DONE]"), Parsed::Done);
+        assert_eq!(parse("  [DONE] \n"), Parsed::Done);
+        assert_eq!(parse("\t[DONE]\r\n"), Parsed::Done);
+        assert_eq!(parse("[done]"), Parsed::Ignored);
+        assert_eq!(parse("[DONE] x"), Parsed::Ignored);
+        assert_eq!(parse(r#""[DONE]""#), Parsed::Ignored);
+    }
+
+    #[test]
+    fn non_json_is_ignored() {
+        for data in [
+            "",
+            " ",
+            "hello",
+            "{",
+            "{\"choices\":",
+            "{\"a\":1}}",
+            "{'a':1}",
+            "nul",
+            ": ping",
+        ] {
+            assert_eq!(parse(data), Parsed::Ignored, "{data:?}");
+        }
+    }
+
+    #[test]
+    fn json_that_is_not_an_object_is_ignored() {
+        for data in ["[]", "[{\"choices\":[]}]", "1", "\"text\"", "null", "true"] {
+            assert_eq!(parse(data), Parsed::Ignored, "{data:?}");
+        }
+    }
+
+    #[test]
+    fn whitespace_around_json_is_fine() {
+        let c = chunk("  \n{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n ");
+        assert_eq!(c.content.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn empty_object_is_an_empty_chunk() {
+        assert_eq!(chunk("{}"), Chunk::default());
+        assert_eq!(chunk(r#"{"choices":[]}"#), Chunk::default());
+        assert_eq!(chunk(r#"{"choices":[{}]}"#), Chunk::default());
+    }
+
+    #[test]
+    fn wrong_types_read_as_absent() {
+        assert_eq!(delta_chunk(json!({"content": 5})).content, None);
+        assert_eq!(delta_chunk(json!({"content": ["a"]})).content, None);
+        assert_eq!(delta_chunk(json!({"content": {"text": "a"}})).content, None);
+        assert_eq!(delta_chunk(json!({"content": true})).content, None);
+        assert_eq!(chunk(r#"{"choices":{}}"#), Chunk::default());
+        assert_eq!(chunk(r#"{"choices":"x"}"#), Chunk::default());
+        assert_eq!(chunk(r#"{"choices":[5]}"#), Chunk::default());
+        assert_eq!(chunk(r#"{"choices":[{"delta":"x"}]}"#), Chunk::default());
+        assert_eq!(
+            chunk(r#"{"choices":[{"delta":[{"content":"x"}]}]}"#),
+            Chunk::default()
+        );
+        assert!(
+            delta_chunk(json!({"tool_calls": {"index": 0}}))
+                .tool_calls
+                .is_empty()
+        );
+        assert!(
+            delta_chunk(json!({"tool_calls": "x"}))
+                .tool_calls
+                .is_empty()
+        );
+        let c = delta_chunk(json!({"tool_calls": [{"index": "x", "id": 7, "function": "f"}]}));
+        assert_eq!(c.tool_calls, [tc(0, None, None, None)]);
+        let c = delta_chunk(json!({"tool_calls": [{"function": {"name": 1, "arguments": null}}]}));
+        assert_eq!(c.tool_calls, [tc(0, None, None, None)]);
+    }
+
+    #[test]
+    fn wrong_types_do_not_hide_usable_fields() {
+        let c = chunk(
+            r#"{"choices":[{"index":"zero","delta":{"role":5,"content":"ok","reasoning":{},
+               "tool_calls":[{"index":"x","id":"c","function":{"name":"f","arguments":7}}]},
+               "finish_reason":[]}],"usage":"n/a","created":"yesterday","model":{"x":[1,{"y":null}]}}"#,
+        );
+        assert_eq!(c.content.as_deref(), Some("ok"));
+        assert_eq!(c.reasoning, None);
+        assert_eq!(c.tool_calls, [tc(0, Some("c"), Some("f"), None)]);
+        assert_eq!(c.usage, None);
+        assert_eq!(c.finish_reason, None);
+    }
+
+    #[test]
+    fn unknown_nested_structures_are_skipped() {
+        let c = chunk(
+            r#"{"x":{"choices":[{"delta":{"content":"nested"}}]},"choices":[{"logprobs":{"content":[{"token":"a","bytes":[97],"top_logprobs":[]}]},"delta":{"content":"real","audio":{"data":"..."}}}],"y":[[[[]]]]}"#,
+        );
+        assert_eq!(c.content.as_deref(), Some("real"));
+    }
+
+    #[test]
+    fn deep_nesting_does_not_panic() {
+        // Skipped values are skipped iteratively by serde_json: any depth is fine.
+        let deep = format!("{{\"x\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+        assert_eq!(parse(&deep), Parsed::Chunk(Chunk::default()));
+        let deep = format!(
+            "{{\"choices\":[{{\"delta\":{{\"content\":{}{}}}}}]}}",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        assert_eq!(parse(&deep), Parsed::Chunk(Chunk::default()));
+        // Values that are built (usage, error) hit serde_json's recursion limit: ignored frame.
+        let deep = format!("{{\"usage\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+        assert_eq!(parse(&deep), Parsed::Ignored);
+        let deep = format!(
+            "{{\"error\":{}{}}}",
+            "{\"a\":".repeat(10_000),
+            "}".repeat(10_000)
+        );
+        assert_eq!(parse(&deep), Parsed::Ignored);
+        // Truncated deep input.
+        let deep = format!("{{\"choices\":{}", "[".repeat(10_000));
+        assert_eq!(parse(&deep), Parsed::Ignored);
+    }
+
+    #[test]
+    fn numbers_and_floats_do_not_break_parsing() {
+        let c = chunk(
+            r#"{"created":1.7e9,"n":-0,"big":123456789012345678901234567890,"choices":[{"delta":{"content":"x"}}]}"#,
+        );
+        assert_eq!(c.content.as_deref(), Some("x"));
+    }
+
+    /// Tiny deterministic LCG.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+    }
+
+    #[test]
+    fn random_bytes_and_mutations_never_panic() {
+        let base = br#"{"choices":[{"index":0,"delta":{"content":"a\"b","reasoning":"r","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}],"usage":{"t":1},"error":null}"#;
+        let pool = b"{}[]\":,0123456789.eE-+ \\unlltrueafsxyz\xC3\xA9";
+        let mut rng = Lcg(7);
+        for _ in 0..5000 {
+            let mut bytes = base.to_vec();
+            for _ in 0..(1 + rng.next() % 4) {
+                let at = (rng.next() as usize) % bytes.len();
+                let b = pool[(rng.next() as usize) % pool.len()];
+                match rng.next() % 3 {
+                    0 => bytes[at] = b,
+                    1 => bytes.insert(at, b),
+                    _ => {
+                        bytes.remove(at);
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse(&text);
+        }
+    }
+}
+
+/// A plain (non-streaming) chat completion — what a server sends when it ignores
+/// `"stream": true` or the model's parameters turn it off — read as one chunk: its
+/// `choices[0].message` becomes the delta, its tool calls indexed in order.
+pub fn completion_as_chunk(text: &str) -> Parsed {
+    let Ok(serde_json::Value::Object(mut completion)) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Parsed::Ignored;
+    };
+    if completion.get("error").is_some_and(|e| !e.is_null()) {
+        return parse(text);
+    }
+    let message = completion
+        .get_mut("choices")
+        .and_then(|c| c.get_mut(0))
+        .and_then(|c| c.get_mut("message"))
+        .map(serde_json::Value::take);
+    if let Some(mut message) = message {
+        if let Some(calls) = message.get_mut("tool_calls").and_then(serde_json::Value::as_array_mut) {
+            for (index, call) in calls.iter_mut().enumerate() {
+                if let Some(call) = call.as_object_mut() {
+                    call.insert("index".into(), index.into());
+                }
+            }
+        }
+        completion.insert("choices".into(), serde_json::json!([{"index": 0, "delta": message}]));
+    }
+    parse(&serde_json::Value::Object(completion).to_string())
+}
+
+#[cfg(test)]
+mod completion_tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_completion_reads_as_one_chunk() {
+        let text = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"Hi","tool_calls":[
+            {"id":"a","type":"function","function":{"name":"f","arguments":"{}"}},
+            {"id":"b","type":"function","function":{"name":"g","arguments":"{\"x\":1}"}}]}}],
+            "usage":{"total_tokens":3}}"#;
+        let Parsed::Chunk(c) = completion_as_chunk(text) else { panic!("not a chunk") };
+        assert_eq!(c.content.as_deref(), Some("Hi"));
+        let mut acc = ToolCallAccumulator::new();
+        c.tool_calls.iter().for_each(|d| acc.add(d));
+        let calls = acc.finish();
+        assert_eq!(calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert!(c.usage.is_some());
+        assert_eq!(completion_as_chunk(r#"{"error":{"message":"nope"}}"#), Parsed::Error("nope".into()));
+        assert_eq!(completion_as_chunk("not json"), Parsed::Ignored);
+    }
+}
