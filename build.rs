@@ -1,1 +1,37 @@
-fn main() {}
+//! Generates the C header with cbindgen into OUT_DIR (a test compares it with the committed
+//! `include/visindigo_agent.h`; `VI_UPDATE_HEADER=1 cargo build` refreshes the committed one)
+//! and gives the shared library its SONAME.
+
+use std::path::PathBuf;
+
+fn main() {
+    let crate_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
+    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version parts");
+    let minor = std::env::var("CARGO_PKG_VERSION_MINOR").expect("cargo sets the version parts");
+    let patch = std::env::var("CARGO_PKG_VERSION_PATCH").expect("cargo sets the version parts");
+
+    let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is readable");
+    config.after_includes = Some(format!(
+        "\n#define VI_VERSION \"{version}\"\n#define VI_VERSION_MAJOR {major}\n#define VI_VERSION_MINOR {minor}\n#define VI_VERSION_PATCH {patch}\n"
+    ));
+    let generated = out_dir.join("visindigo_agent.h");
+    cbindgen::Builder::new()
+        .with_crate(&crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen could not read the crate")
+        .write_to_file(&generated);
+    if std::env::var_os("VI_UPDATE_HEADER").is_some() {
+        std::fs::copy(&generated, crate_dir.join("include/visindigo_agent.h")).expect("include/ is writable");
+    }
+
+    // A SONAME lets consumers record a stable dependency (CMake installs the matching symlinks).
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libvisindigo_agent.so.{major}");
+    }
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-env-changed=VI_UPDATE_HEADER");
+}

@@ -16,7 +16,7 @@ pub mod provider;
 pub mod run;
 pub mod skill;
 
-// pub mod ffi;
+pub mod ffi;
 
 pub use center::Center;
 pub use dialog::Dialog;

@@ -1,0 +1,86 @@
+//! `vi-scripted-server --script <file.json | -> [--port N]`
+//!
+//! Runs the scripted server for tests in another process (the C++ QtTest suites) and for the
+//! chat example's offline demo. It prints exactly one line, `PORT <n>`, once it is listening,
+//! then serves until its standard input reaches end-of-file or it is terminated (SIGTERM's default
+//! action). Watching stdin means a parent that dies, closing its end of the pipe, never leaves
+//! the server behind. `--script -` starts with an empty script, to be set with `POST /__script`.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+use vi_scripted_server::ScriptedServer;
+
+const USAGE: &str = "usage: vi-scripted-server --script <file.json | -> [--port N]";
+
+struct Options {
+    script: String,
+    port: u16,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut script = None;
+    let mut port = 0;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--script" => script = Some(args.next().ok_or("--script needs a value")?),
+            "--port" => {
+                let value = args.next().ok_or("--port needs a value")?;
+                port = value.parse().map_err(|_| format!("bad port {value:?}"))?;
+            }
+            // An empty message: print the usage alone and succeed.
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Options {
+        script: script.ok_or("--script is required")?,
+        port,
+    })
+}
+
+fn load_script(source: &str) -> Result<Value, String> {
+    if source == "-" {
+        return Ok(json!({ "responses": [] }));
+    }
+    let text = std::fs::read_to_string(source).map_err(|e| format!("cannot read {source}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("{source} is not JSON: {e}"))
+}
+
+fn run() -> Result<(), String> {
+    let options = parse_args(std::env::args().skip(1))?;
+    let mut server = ScriptedServer::start_on(options.port, load_script(&options.script)?)
+        .map_err(|e| format!("cannot start: {e}"))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "PORT {}", server.port())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| e.to_string())?;
+    drop(stdout);
+    let mut stdin = std::io::stdin().lock();
+    let mut sink = [0u8; 1024];
+    loop {
+        match stdin.read(&mut sink) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    server.shutdown();
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) if message.is_empty() => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("vi-scripted-server: {message}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Server-sent-events framing of a step's `events` list.
+//!
+//! Every line end the framing writes uses the step's `line_ending`, so a client's handling of LF,
+//! CR and CRLF can each be tested. Each listed event goes out as its own HTTP chunk, like a real
+//! streaming server flushing per event; `$repeat` output is generated on the fly in 32 KiB chunks
+//! so that even a 100 MB answer needs no more memory than that.
+
+use std::io;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use tokio::time::{Instant, sleep, sleep_until};
+
+use crate::builders::chat_chunk_content;
+use crate::http::ChunkedWriter;
+use crate::script::Event;
+
+/// How an event stream ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum StreamEnd {
+    /// All events were sent; the body should be completed normally.
+    Finished,
+    /// `$stall`: send nothing more, keep the connection open.
+    Stall,
+    /// `$reset`: abort the connection.
+    Reset,
+}
+
+/// Writes `events` through `writer`, stopping early at `$stall` or `$reset`.
+pub(crate) async fn stream_events(
+    writer: &mut ChunkedWriter<'_>,
+    events: &[Event],
+    line_ending: &str,
+) -> io::Result<StreamEnd> {
+    for event in events {
+        match event {
+            Event::Data(text) => {
+                writer
+                    .write(&field_lines("data", text, line_ending))
+                    .await?
+            }
+            Event::Comment(text) => writer.write(&field_lines("", text, line_ending)).await?,
+            Event::Raw(text) => writer.write(text.as_bytes()).await?,
+            Event::SleepMs(ms) => sleep(Duration::from_millis(*ms)).await,
+            Event::Reset => return Ok(StreamEnd::Reset),
+            Event::Stall => return Ok(StreamEnd::Stall),
+            Event::Repeat { count, delta } => {
+                let event =
+                    field_lines("data", &chat_chunk_content(delta).to_string(), line_ending);
+                for _ in 0..*count {
+                    writer.write(&event).await?;
+                }
+            }
+            Event::Paced {
+                count,
+                delta,
+                per_second,
+            } => {
+                paced(
+                    writer,
+                    *count,
+                    &chat_chunk_content(delta),
+                    *per_second,
+                    line_ending,
+                )
+                .await?
+            }
+        }
+        writer.flush().await?;
+    }
+    Ok(StreamEnd::Finished)
+}
+
+/// One SSE event: `<field>: <line>` per line of `text` (any of LF, CR, CRLF splits lines), then
+/// an empty line. The empty field name gives comment lines (`: text`).
+fn field_lines(field: &str, text: &str, line_ending: &str) -> Vec<u8> {
+    let normalised = text.replace("\r\n", "\n").replace('\r', "\n");
+    let mut event = String::with_capacity(text.len() + 16);
+    for line in normalised.split('\n') {
+        event.push_str(field);
+        event.push_str(": ");
+        event.push_str(line);
+        event.push_str(line_ending);
+    }
+    event.push_str(line_ending);
+    event.into_bytes()
+}
+
+/// Sends `count` copies of `chunk` at `per_second`, each with `vi_sent_ns` (wall-clock nanoseconds
+/// since the UNIX epoch, taken just before the write) so a client can measure delivery latency.
+/// Chunk `i` is due at `start + i / per_second`; a late chunk is sent at once without sleeping,
+/// so the average rate holds even above the timer's millisecond resolution.
+async fn paced(
+    writer: &mut ChunkedWriter<'_>,
+    count: u64,
+    chunk: &Value,
+    per_second: f64,
+    line_ending: &str,
+) -> io::Result<()> {
+    let start = Instant::now();
+    for i in 0..count {
+        let due = start + Duration::from_secs_f64(i as f64 / per_second);
+        if Instant::now() < due {
+            sleep_until(due).await;
+        }
+        let mut stamped = chunk.clone();
+        let sent_ns = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        stamped["vi_sent_ns"] = sent_ns.into();
+        writer
+            .write(&field_lines("data", &stamped.to_string(), line_ending))
+            .await?;
+        writer.flush().await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_lines_use_the_requested_line_ending() {
+        assert_eq!(field_lines("data", "x", "\n"), b"data: x\n\n");
+        assert_eq!(field_lines("data", "x", "\r"), b"data: x\r\r");
+        assert_eq!(field_lines("data", "x", "\r\n"), b"data: x\r\n\r\n");
+        assert_eq!(field_lines("", "note", "\n"), b": note\n\n");
+    }
+
+    #[test]
+    fn multi_line_text_becomes_one_field_per_line() {
+        assert_eq!(
+            field_lines("data", "a\nb\r\nc\rd", "\r\n"),
+            b"data: a\r\ndata: b\r\ndata: c\r\ndata: d\r\n\r\n"
+        );
+    }
+}

@@ -1,0 +1,457 @@
+//! `Dialog` (SPEC §D): a shared handle. A `ViDialog*` is one reference to a conversation (the
+//! same one a Center may hold); `vi_dialog_free` releases the reference, and the conversation
+//! (and its run) ends when the last reference goes. Thread-safe: any call from any thread.
+
+use super::boundary::{self, Failure};
+use super::center::{ViCenter, resolve};
+use super::event::{CEventSink, ViEventCallback, ViUserDataDestroy};
+use super::function::{ViFunction, host_user_data};
+use super::handle::{Handle, access, impl_handle};
+use super::mcp::ViMcp;
+use super::message::ViMessage;
+use super::prompt::ViPrompt;
+use super::skill::ViSkill;
+use super::status::ViStatus;
+use super::string::{self, ViString};
+use crate::dialog::Dialog;
+use crate::message::Message;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+
+/// A reference to a dialog (opaque).
+pub struct ViDialog {
+    _private: [u8; 0],
+}
+impl_handle!(ViDialog => Dialog, "the dialog");
+
+/// A snapshot of a dialog's messages (opaque), taken under one lock.
+pub struct ViMessageList {
+    _private: [u8; 0],
+}
+impl_handle!(ViMessageList => (Vec<Option<Message>>, u64), "the message list");
+
+/// A new, unregistered dialog resolving in `center` (NULL = the global Center).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_new(center: *const ViCenter, dialog_out: *mut *mut ViDialog) -> ViStatus {
+    unsafe { access::new("vi_dialog_new", dialog_out, || Ok(Dialog::new(resolve(center)?))) }
+}
+
+/// Another reference to the same dialog.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_clone_ref(dialog: *const ViDialog, dialog_out: *mut *mut ViDialog) -> ViStatus {
+    unsafe { access::clone("vi_dialog_clone_ref", dialog, dialog_out) }
+}
+
+/// Whether two references name the same dialog.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_same(a: *const ViDialog, b: *const ViDialog) -> bool {
+    boundary::boundary("vi_dialog_same", || Ok(unsafe { ViDialog::get(a) }?.same_as(unsafe { ViDialog::get(b) }?)))
+}
+
+/// Releases this reference; NULL is a no-op. The last reference aborts a run in progress
+/// (silently: its callback is gone with it).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_free(dialog: *mut ViDialog) {
+    unsafe { access::free("vi_dialog_free", dialog) }
+}
+
+/// Sets (or, with a NULL `callback`, clears) the event callback. The previous `user_data` is
+/// released through its `destroy` once no call through it is in flight, on whichever thread
+/// finishes last. Events of a run already queued keep flowing to the new callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_event_callback(
+    dialog: *const ViDialog,
+    callback: ViEventCallback,
+    user_data: *mut c_void,
+    destroy: ViUserDataDestroy,
+) -> ViStatus {
+    boundary::status("vi_dialog_set_event_callback", || {
+        let d = unsafe { ViDialog::get(dialog) };
+        let sink = callback.map(|cb| Arc::new(CEventSink::new(cb, user_data, destroy)) as Arc<dyn crate::EventSink>);
+        let d = match d {
+            Ok(d) => d,
+            Err(e) => {
+                drop(sink); // releases user_data: the contract says so on failure too
+                return Err(e);
+            }
+        };
+        d.set_sink(sink);
+        Ok(())
+    })
+}
+
+/// The id (owned) in `*id_out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_id(dialog: *const ViDialog, id_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_id", dialog, id_out, |d| Ok(d.id())) }
+}
+
+/// Sets the id of the dialog this one branched from.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_branch_from_id(dialog: *const ViDialog, id: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_set_branch_from_id", dialog, id, len, Dialog::set_branch_from_id) }
+}
+
+/// The branch-from id (owned) in `*id_out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_branch_from_id(dialog: *const ViDialog, id_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_branch_from_id", dialog, id_out, |d| Ok(d.branch_from_id())) }
+}
+
+/// Sets the provider id ("" = the Center's default).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_provider_id(dialog: *const ViDialog, id: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_set_provider_id", dialog, id, len, Dialog::set_provider_id) }
+}
+
+/// The provider id (owned) in `*id_out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_provider_id(dialog: *const ViDialog, id_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_provider_id", dialog, id_out, |d| Ok(d.provider_id())) }
+}
+
+/// Sets the model id ("" = picked by the provider).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_model_id(dialog: *const ViDialog, id: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_set_model_id", dialog, id, len, Dialog::set_model_id) }
+}
+
+/// The model id (owned) in `*id_out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_model_id(dialog: *const ViDialog, id_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_model_id", dialog, id_out, |d| Ok(d.model_id())) }
+}
+
+/// Sets the capability bits a picked model must have.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_capability_requirement(dialog: *const ViDialog, required: u32) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_set_capability_requirement", |d| d.set_capability_requirement(required)) }
+}
+
+/// The capability requirement (1, Text, by default).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_capability_requirement(dialog: *const ViDialog) -> u32 {
+    unsafe { access::get("vi_dialog_capability_requirement", dialog, Dialog::capability_requirement) }
+}
+
+/// Appends a copy of `message`; the callback gets `MessageAppended`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_append_message(dialog: *const ViDialog, message: *const ViMessage) -> ViStatus {
+    boundary::status("vi_dialog_append_message", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        d.append_message(unsafe { ViMessage::get(message) }?.clone());
+        Ok(())
+    })
+}
+
+/// Removes every message.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_clear_messages(dialog: *const ViDialog) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_clear_messages", Dialog::clear_messages) }
+}
+
+/// A snapshot of the messages and their revision in `*list_out` (free with
+/// `vi_message_list_free`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_messages(dialog: *const ViDialog, list_out: *mut *mut ViMessageList) -> ViStatus {
+    boundary::status("vi_dialog_messages", || {
+        let (messages, revision) = unsafe { ViDialog::get(dialog) }?.messages_with_revision();
+        unsafe { ViMessageList::write(list_out, (messages.into_iter().map(Some).collect(), revision)) }
+    })
+}
+
+/// A number that changes whenever the messages change (cheap: no lock); lets a host keep a
+/// cached copy of the messages.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_revision(dialog: *const ViDialog) -> u64 {
+    unsafe { access::get("vi_dialog_revision", dialog, Dialog::revision) }
+}
+
+/// The number of messages in a snapshot.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_message_list_len(list: *const ViMessageList) -> usize {
+    unsafe { access::get("vi_message_list_len", list, |l| l.0.len()) }
+}
+
+/// The revision a snapshot belongs to (see `vi_dialog_revision`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_message_list_revision(list: *const ViMessageList) -> u64 {
+    unsafe { access::get("vi_message_list_revision", list, |l| l.1) }
+}
+
+/// Moves message `index` out of the snapshot into a new handle (NULL when out of range or
+/// already taken); the caller frees it with `vi_message_free`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_message_list_take(list: *mut ViMessageList, index: usize) -> *mut ViMessage {
+    boundary::boundary("vi_message_list_take", || {
+        let l = unsafe { ViMessageList::get_mut(list) }?;
+        Ok(l.0.get_mut(index).and_then(Option::take).map_or(std::ptr::null_mut(), ViMessage::into_raw))
+    })
+}
+
+/// Releases a snapshot (and the messages not taken); NULL is a no-op.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_message_list_free(list: *mut ViMessageList) {
+    unsafe { access::free("vi_message_list_free", list) }
+}
+
+/// A copy of the last message (a default User message when there is none) in `*message_out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_last_message(dialog: *const ViDialog, message_out: *mut *mut ViMessage) -> ViStatus {
+    boundary::status("vi_dialog_last_message", || {
+        let last = unsafe { ViDialog::get(dialog) }?.last_message();
+        unsafe { ViMessage::write(message_out, last) }
+    })
+}
+
+/// The number of messages.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_message_count(dialog: *const ViDialog) -> usize {
+    unsafe { access::get("vi_dialog_message_count", dialog, Dialog::message_count) }
+}
+
+/// Keeps the first `count` messages; negative or ≥ the count changes nothing.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_truncate_to(dialog: *const ViDialog, count: i64) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_truncate_to", |d| d.truncate_to(count)) }
+}
+
+/// The index of the last assistant message, -1 when none.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_find_last_assistant_message(dialog: *const ViDialog) -> i64 {
+    boundary::boundary("vi_dialog_find_last_assistant_message", || Ok(unsafe { ViDialog::get(dialog) }?.find_last_assistant_message()))
+}
+
+/// Copies messages, skills, MCP servers, prompts, provider, model and requirement (not
+/// functions) into `target`; false for NULL or the same dialog.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_copy_to(dialog: *const ViDialog, target: *const ViDialog) -> bool {
+    boundary::boundary("vi_dialog_copy_to", || {
+        let source = unsafe { ViDialog::get(dialog) }?;
+        Ok(unsafe { target.cast::<Dialog>().as_ref() }.is_some_and(|t| source.copy_to(t)))
+    })
+}
+
+/// Starts streaming an assistant message by hand (`StreamBegan`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_begin_assistant_message(dialog: *const ViDialog) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_begin_assistant_message", Dialog::begin_assistant_message) }
+}
+
+/// Appends streamed text (`StreamDelta`); ignored unless streaming.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_append_delta(dialog: *const ViDialog, text: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_append_delta", dialog, text, len, Dialog::append_delta) }
+}
+
+/// Ends the stream: appends the message when anything was said, then `StreamEnded`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_end_assistant_message(dialog: *const ViDialog) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_end_assistant_message", Dialog::end_assistant_message) }
+}
+
+/// True while streaming or while a run is in progress.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_is_streaming(dialog: *const ViDialog) -> bool {
+    unsafe { access::get("vi_dialog_is_streaming", dialog, Dialog::is_streaming) }
+}
+
+/// The text streamed so far in this round (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_streaming_content(dialog: *const ViDialog, text_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_streaming_content", dialog, text_out, |d| Ok(d.streaming_content())) }
+}
+
+/// The reasoning streamed in the current or last round (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_reasoning_content(dialog: *const ViDialog, text_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_reasoning_content", dialog, text_out, |d| Ok(d.reasoning_content())) }
+}
+
+/// Adds a copy of `skill` (same name replaced and moved to the end; no name ignored).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_add_skill(dialog: *const ViDialog, skill: *const ViSkill) -> ViStatus {
+    boundary::status("vi_dialog_add_skill", || {
+        unsafe { ViDialog::get(dialog) }?.add_skill(unsafe { ViSkill::get(skill) }?.clone());
+        Ok(())
+    })
+}
+
+/// Removes the dialog's skill `name`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_remove_skill(dialog: *const ViDialog, name: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_remove_skill", dialog, name, len, Dialog::remove_skill) }
+}
+
+/// The dialog's skills as a JSON array of skill objects (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_skills(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_skills", dialog, json_out, |d| Ok(json_array(d.skills().iter().map(|s| s.to_json())))) }
+}
+
+/// Adds a copy of `mcp` (same name replaced and moved to the end).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_add_mcp(dialog: *const ViDialog, mcp: *const ViMcp) -> ViStatus {
+    boundary::status("vi_dialog_add_mcp", || {
+        unsafe { ViDialog::get(dialog) }?.add_mcp(unsafe { ViMcp::get(mcp) }?.clone());
+        Ok(())
+    })
+}
+
+/// Removes the dialog's MCP entry `name`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_remove_mcp(dialog: *const ViDialog, name: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_remove_mcp", dialog, name, len, Dialog::remove_mcp) }
+}
+
+/// The dialog's MCP entries as a JSON array of objects (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_mcps(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_mcps", dialog, json_out, |d| Ok(json_array(d.mcps().iter().map(|m| m.to_json())))) }
+}
+
+/// Adds a copy of `prompt` (same name replaced and moved to the end).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_add_prompt(dialog: *const ViDialog, prompt: *const ViPrompt) -> ViStatus {
+    boundary::status("vi_dialog_add_prompt", || {
+        unsafe { ViDialog::get(dialog) }?.add_prompt(unsafe { ViPrompt::get(prompt) }?.clone());
+        Ok(())
+    })
+}
+
+/// Removes the dialog's prompt `name`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_remove_prompt(dialog: *const ViDialog, name: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_remove_prompt", dialog, name, len, Dialog::remove_prompt) }
+}
+
+/// The dialog's prompts as a JSON array of objects (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_prompts(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_prompts", dialog, json_out, |d| Ok(json_array(d.prompts().iter().map(|p| p.to_json())))) }
+}
+
+/// Renders the dialog's prompt `name` (else the Center's) with `variables` (a JSON object of
+/// strings) and appends it; `*appended_out` (optional) tells whether one was found.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_append_prompt(
+    dialog: *const ViDialog,
+    name: *const c_char,
+    name_len: usize,
+    variables_json: *const c_char,
+    variables_len: usize,
+    appended_out: *mut bool,
+) -> ViStatus {
+    boundary::status("vi_dialog_append_prompt", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let name = unsafe { string::arg("name", name, name_len) }?;
+        let vars: HashMap<String, String> =
+            unsafe { string::json_string_map_arg("variables", variables_json, variables_len) }?.into_iter().collect();
+        let appended = d.append_prompt(name, &vars);
+        unsafe { string::write_optional(appended_out, appended) };
+        Ok(())
+    })
+}
+
+/// Registers `function` with this dialog, taking ownership of it (also on failure); one with
+/// the same id is replaced.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_add_function(dialog: *const ViDialog, function: *mut ViFunction) -> ViStatus {
+    boundary::status("vi_dialog_add_function", || {
+        let f = unsafe { ViFunction::take(function) }.ok_or_else(|| Failure::null("the function"))?;
+        unsafe { ViDialog::get(dialog) }?.add_function(f);
+        Ok(())
+    })
+}
+
+/// Removes (and releases) the dialog's function `id`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_remove_function(dialog: *const ViDialog, id: *const c_char, len: usize) -> ViStatus {
+    unsafe { with_str("vi_dialog_remove_function", dialog, id, len, Dialog::remove_function) }
+}
+
+/// The `user_data` of the host function `id` — the dialog's, else its Center's — in
+/// `*user_data_out`; `VI_STATUS_NOT_FOUND` when there is none.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_get_function(dialog: *const ViDialog, id: *const c_char, len: usize, user_data_out: *mut *mut c_void) -> ViStatus {
+    boundary::status("vi_dialog_get_function", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let id = unsafe { string::arg("id", id, len) }?;
+        let found = d.function(id).as_ref().and_then(host_user_data);
+        let user_data = found.ok_or_else(|| Failure::new(ViStatus::NotFound, format!("no function {id}")))?;
+        unsafe { string::write_optional(user_data_out, user_data) };
+        Ok(())
+    })
+}
+
+/// The ids of the dialog's own functions as JSON array text (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_function_ids(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_function_ids", dialog, json_out, |d| access::strings_json(&d.function_ids())) }
+}
+
+/// Starts a run (SPEC §D.1). Returns at once; the outcome arrives through the event callback
+/// (early failures synchronously, on this thread).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_run(dialog: *const ViDialog) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_run", Dialog::run) }
+}
+
+/// Aborts the run in progress, if any: when this returns, the dialog is not streaming and
+/// `RunFailed("[Aborted] Run aborted.")` has been delivered to the callback on this thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_abort(dialog: *const ViDialog) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_abort", Dialog::abort) }
+}
+
+/// The `usage` object the server last reported, as JSON text ("" when none) (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_last_usage(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_last_usage", dialog, json_out, |d| Ok(d.last_usage().map(|u| u.to_string()).unwrap_or_default())) }
+}
+
+/// The dialog as JSON object text (SPEC §D) (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_to_json(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::to_json("vi_dialog_to_json", dialog, json_out, Dialog::to_json) }
+}
+
+/// Applies JSON object text; `*id_read_out` (optional) tells whether an id was restored.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_from_json(dialog: *const ViDialog, json: *const c_char, len: usize, id_read_out: *mut bool) -> ViStatus {
+    boundary::status("vi_dialog_from_json", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let object = unsafe { string::json_object_arg("the JSON", json, len) }?;
+        let read = d.from_json(&object);
+        unsafe { string::write_optional(id_read_out, read) };
+        Ok(())
+    })
+}
+
+/// Runs a call on a dialog reference.
+///
+/// # Safety
+/// As `Handle::get`.
+unsafe fn with(dialog: *const ViDialog, function: &str, f: impl FnOnce(&Dialog)) -> ViStatus {
+    boundary::status(function, || {
+        f(unsafe { ViDialog::get(dialog) }?);
+        Ok(())
+    })
+}
+
+/// Runs a call with a string argument on a dialog reference.
+///
+/// # Safety
+/// As `Handle::get` and `string::arg`.
+unsafe fn with_str(function: &str, dialog: *const ViDialog, data: *const c_char, len: usize, f: impl FnOnce(&Dialog, &str)) -> ViStatus {
+    boundary::status(function, || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        f(d, unsafe { string::arg("the string", data, len) }?);
+        Ok(())
+    })
+}
+
+pub(crate) fn json_array(items: impl Iterator<Item = serde_json::Value>) -> String {
+    serde_json::Value::Array(items.collect()).to_string()
+}

@@ -1,0 +1,125 @@
+//! Dialog events for C: one callback per dialog, a `ViEvent` per Qt signal.
+
+use super::string::ViStr;
+use crate::event::{Event, EventSink};
+use std::any::Any;
+use std::ffi::c_void;
+
+/// Which signal an event stands for.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViEventKind {
+    /// `index` is the new message's position.
+    MessageAppended = 1,
+    StreamBegan = 2,
+    /// `text` is the piece of answer.
+    StreamDelta = 3,
+    /// `text` is the piece of reasoning.
+    StreamReasoning = 4,
+    /// `text` is the full content of the round.
+    StreamEnded = 5,
+    /// `text` is the failure message (`[Kind] …`).
+    RunFailed = 6,
+    /// `from_model_id` failed with `text` as the reason; `to_model_id` is tried next.
+    ModelFallback = 7,
+    /// `server_name` could not be used; `text` says why.
+    McpFailed = 8,
+}
+
+/// One event. Every view lives only during the callback; fields that do not apply to the
+/// kind are empty (and `index` is -1).
+#[repr(C)]
+pub struct ViEvent {
+    pub kind: ViEventKind,
+    pub index: i64,
+    pub text: ViStr,
+    pub from_model_id: ViStr,
+    pub to_model_id: ViStr,
+    pub server_name: ViStr,
+}
+
+/// Receives a dialog's events, in order. Fires on the thread that caused the event: the
+/// caller's thread for direct edits (`vi_dialog_append_message`, …) and for early run failures,
+/// a library thread during a run. Never called with a library lock held, so it may call back
+/// into the dialog; it must not throw or unwind.
+pub type ViEventCallback = Option<unsafe extern "C" fn(user_data: *mut c_void, event: *const ViEvent)>;
+
+/// Releases an event callback's `user_data` once no call through it can happen any more (the
+/// callback was replaced or the dialog destroyed). Any thread.
+pub type ViUserDataDestroy = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+pub(crate) struct CEventSink {
+    callback: unsafe extern "C" fn(*mut c_void, *const ViEvent),
+    user_data: *mut c_void,
+    destroy: ViUserDataDestroy,
+}
+
+// SAFETY: the callback contract (header) requires it to be callable from any thread.
+unsafe impl Send for CEventSink {}
+// SAFETY: as above; the library never touches `user_data` itself.
+unsafe impl Sync for CEventSink {}
+
+impl CEventSink {
+    pub fn new(
+        callback: unsafe extern "C" fn(*mut c_void, *const ViEvent),
+        user_data: *mut c_void,
+        destroy: ViUserDataDestroy,
+    ) -> CEventSink {
+        CEventSink { callback, user_data, destroy }
+    }
+
+    pub fn user_data(&self) -> *mut c_void {
+        self.user_data
+    }
+}
+
+impl EventSink for CEventSink {
+    fn emit(&self, event: &Event) {
+        let none = ViStr::default();
+        let mut e = ViEvent {
+            kind: ViEventKind::StreamBegan,
+            index: -1,
+            text: none,
+            from_model_id: none,
+            to_model_id: none,
+            server_name: none,
+        };
+        match event {
+            Event::MessageAppended(index) => {
+                e.kind = ViEventKind::MessageAppended;
+                e.index = *index as i64;
+            }
+            Event::StreamBegan => {}
+            Event::StreamDelta(text) => (e.kind, e.text) = (ViEventKind::StreamDelta, ViStr::of(text)),
+            Event::StreamReasoning(text) => (e.kind, e.text) = (ViEventKind::StreamReasoning, ViStr::of(text)),
+            Event::StreamEnded(text) => (e.kind, e.text) = (ViEventKind::StreamEnded, ViStr::of(text)),
+            Event::RunFailed(text) => (e.kind, e.text) = (ViEventKind::RunFailed, ViStr::of(text)),
+            Event::ModelFallback { from, to, reason } => {
+                e.kind = ViEventKind::ModelFallback;
+                e.from_model_id = ViStr::of(from);
+                e.to_model_id = ViStr::of(to);
+                e.text = ViStr::of(reason);
+            }
+            Event::McpFailed { server, message } => {
+                e.kind = ViEventKind::McpFailed;
+                e.server_name = ViStr::of(server);
+                e.text = ViStr::of(message);
+            }
+        }
+        // SAFETY: per the callback contract; the views outlive the call.
+        unsafe { (self.callback)(self.user_data, &e) };
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CEventSink {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.destroy {
+            // SAFETY: per the contract, once, after the last call.
+            unsafe { destroy(self.user_data) };
+        }
+    }
+}
