@@ -1,0 +1,105 @@
+//! Shared helpers of the run tests: a recording event sink, models pointing at a scripted
+//! server, and a way to wait for a run to finish without sleeping blindly.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use vi_scripted_server::{RecordedRequest, ScriptedServer};
+use visindigo_agent::{Center, Dialog, Event, EventSink, Model, Provider};
+
+#[derive(Default)]
+pub struct Recorder {
+    pub events: Mutex<Vec<Event>>,
+}
+
+impl EventSink for Recorder {
+    fn emit(&self, event: &Event) {
+        self.events.lock().unwrap().push(event.clone());
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl Recorder {
+    pub fn take(&self) -> Vec<Event> {
+        std::mem::take(&mut *self.events.lock().unwrap())
+    }
+    pub fn snapshot(&self) -> Vec<Event> {
+        self.events.lock().unwrap().clone()
+    }
+}
+
+pub fn model(id: &str, base_url: &str) -> Model {
+    Model {
+        id: id.into(),
+        name: format!("name-of-{id}"),
+        url: base_url.into(),
+        token: "sk-test-token".into(),
+        idle_timeout_ms: 5_000,
+        timeout_ms: 20_000,
+        ..Model::new()
+    }
+}
+
+/// A private Center with `models` (in priority order, highest first) under one default
+/// provider, and a dialog with a recorder attached.
+pub fn setup(models: Vec<Model>) -> (Center, Dialog, Arc<Recorder>) {
+    let center = Center::new();
+    let mut provider = Provider::with_name("test");
+    let count = models.len() as i32;
+    for (i, m) in models.into_iter().enumerate() {
+        provider.add_model(&m.id, count - i as i32);
+        center.add_model(m);
+    }
+    center.set_default_provider(&provider.id);
+    center.add_provider(provider);
+    let dialog = center.create_dialog();
+    let recorder = Arc::new(Recorder::default());
+    dialog.set_sink(Some(recorder.clone()));
+    (center, dialog, recorder)
+}
+
+/// Waits (bounded) until the dialog's run is over.
+pub fn wait_idle(dialog: &Dialog) {
+    let start = Instant::now();
+    while dialog.is_streaming() {
+        assert!(start.elapsed() < Duration::from_secs(20), "the run did not finish in 20 s");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The request bodies the server received, also written to `$VI_REQUEST_BODIES_DIR` (when set)
+/// so that CI can validate them with the official `openai` SDK's request types.
+pub fn bodies(server: &ScriptedServer, test: &str) -> Vec<Value> {
+    let requests: Vec<RecordedRequest> = server.requests();
+    let bodies: Vec<Value> = requests.iter().filter_map(|r| r.body_json.clone()).collect();
+    if let Some(dir) = std::env::var_os("VI_REQUEST_BODIES_DIR") {
+        std::fs::create_dir_all(&dir).expect("the bodies directory can be made");
+        for (i, body) in bodies.iter().enumerate() {
+            let path = std::path::Path::new(&dir).join(format!("{test}-{i}.json"));
+            std::fs::write(path, body.to_string()).expect("the bodies directory is writable");
+        }
+    }
+    bodies
+}
+
+pub fn deltas(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::StreamDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
