@@ -1,0 +1,391 @@
+//! The C ABI called as C would call it: NULL handles, invalid UTF-8, malformed JSON, ownership
+//! and callbacks. Nothing may crash or unwind; every failure is a status plus a last error.
+
+use std::ffi::{CStr, c_char, c_void};
+use std::ptr::{null, null_mut};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use visindigo_agent::ffi::center::*;
+use visindigo_agent::ffi::dialog::*;
+use visindigo_agent::ffi::event::*;
+use visindigo_agent::ffi::function::*;
+use visindigo_agent::ffi::message::*;
+use visindigo_agent::ffi::model::*;
+use visindigo_agent::ffi::prompt::*;
+use visindigo_agent::ffi::provider::*;
+use visindigo_agent::ffi::skill::*;
+use visindigo_agent::ffi::mcp::*;
+use visindigo_agent::ffi::status::*;
+use visindigo_agent::ffi::string::*;
+
+fn s(text: &str) -> (*const c_char, usize) {
+    (text.as_ptr().cast(), text.len())
+}
+
+fn last_error() -> String {
+    unsafe { CStr::from_ptr(vi_last_error()) }.to_string_lossy().into_owned()
+}
+
+fn view(v: ViStr) -> String {
+    let bytes = unsafe { std::slice::from_raw_parts(v.data.cast::<u8>(), v.len) };
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn take(string: *mut ViString) -> String {
+    let text = view(vi_string_view(string));
+    vi_string_free(string);
+    text
+}
+
+const BAD_UTF8: &[u8] = b"\xff\xfe oops";
+
+#[test]
+fn null_handles_give_a_status_and_a_message() {
+    unsafe {
+        let (p, n) = s("x");
+        assert_eq!(vi_message_set_content(null_mut(), p, n), ViStatus::NullArgument);
+        assert!(last_error().contains("vi_message_set_content: the message is NULL"), "{}", last_error());
+        assert_eq!(view(vi_message_content(null())), "");
+        assert!(vi_message_is_empty(null()));
+        assert_eq!(vi_model_timeout_ms(null()), 0);
+        assert!(!vi_provider_is_valid(null()));
+        let mut out = null_mut();
+        assert_eq!(vi_model_to_json(null(), &mut out), ViStatus::NullArgument);
+        assert!(out.is_null(), "out-parameters are written only on success");
+        assert_eq!(vi_dialog_run(null()), ViStatus::NullArgument);
+        assert_eq!(vi_dialog_abort(null()), ViStatus::NullArgument);
+        assert_eq!(vi_message_new(1, p, n, null_mut()), ViStatus::NullArgument);
+        assert_eq!(vi_message_new(1, null(), 3, &mut null_mut()), ViStatus::NullArgument);
+        // Releasing NULL is a no-op everywhere.
+        vi_message_free(null_mut());
+        vi_model_free(null_mut());
+        vi_provider_free(null_mut());
+        vi_skill_free(null_mut());
+        vi_mcp_free(null_mut());
+        vi_prompt_free(null_mut());
+        vi_dialog_free(null_mut());
+        vi_center_free(null_mut());
+        vi_center_free(vi_center_global());
+        vi_string_free(null_mut());
+        vi_function_free(null_mut());
+        vi_tool_reply_free(null_mut());
+        vi_message_list_free(null_mut());
+    }
+}
+
+#[test]
+fn invalid_utf8_is_rejected_and_changes_nothing() {
+    unsafe {
+        let mut m = null_mut();
+        let (p, n) = s("kept");
+        assert_eq!(vi_message_new(1, p, n, &mut m), ViStatus::Ok);
+        assert_eq!(vi_message_set_content(m, BAD_UTF8.as_ptr().cast(), BAD_UTF8.len()), ViStatus::InvalidUtf8);
+        assert!(last_error().contains("not valid UTF-8"));
+        assert_eq!(view(vi_message_content(m)), "kept");
+        assert_eq!(vi_message_new(1, BAD_UTF8.as_ptr().cast(), BAD_UTF8.len(), &mut null_mut()), ViStatus::InvalidUtf8);
+        // NULL with length 0 is the empty string.
+        assert_eq!(vi_message_set_name(m, null(), 0), ViStatus::Ok);
+        // Embedded NULs are kept: lengths, not terminators.
+        let with_nul = "a\0b";
+        assert_eq!(vi_message_set_content(m, with_nul.as_ptr().cast(), 3), ViStatus::Ok);
+        assert_eq!(view(vi_message_content(m)), "a\0b");
+        vi_message_free(m);
+    }
+}
+
+#[test]
+fn malformed_json_is_rejected_by_every_from_json() {
+    unsafe {
+        let mut msg = null_mut();
+        vi_message_new(0, null(), 0, &mut msg);
+        let mut model = null_mut();
+        vi_model_new(&mut model);
+        let mut provider = null_mut();
+        vi_provider_new(null(), 0, &mut provider);
+        let mut skill = null_mut();
+        vi_skill_new(null(), 0, &mut skill);
+        let mut mcp = null_mut();
+        vi_mcp_new(null(), 0, &mut mcp);
+        let mut prompt = null_mut();
+        vi_prompt_new(null(), 0, null(), 0, &mut prompt);
+        let mut dialog = null_mut();
+        vi_dialog_new(null(), &mut dialog);
+        let mut center = null_mut();
+        vi_center_new(&mut center);
+        for bad in ["", "{", "[1,2]", "42", "\"text\"", "null", "{\"a\":}"] {
+            let (p, n) = s(bad);
+            let mut flag = true;
+            assert_eq!(vi_message_from_json(msg, p, n, &mut flag), ViStatus::InvalidJson, "{bad}");
+            assert!(flag, "not written on failure");
+            assert_eq!(vi_model_from_json(model, p, n, null_mut()), ViStatus::InvalidJson);
+            assert_eq!(vi_provider_from_json(provider, p, n, null_mut()), ViStatus::InvalidJson);
+            assert_eq!(vi_skill_from_json(skill, p, n, null_mut()), ViStatus::InvalidJson);
+            assert_eq!(vi_mcp_from_json(mcp, p, n, null_mut()), ViStatus::InvalidJson);
+            assert_eq!(vi_prompt_from_json(prompt, p, n, null_mut()), ViStatus::InvalidJson);
+            assert_eq!(vi_dialog_from_json(dialog, p, n, null_mut()), ViStatus::InvalidJson);
+            assert_eq!(vi_center_from_json(center, p, n, null_mut()), ViStatus::InvalidJson);
+            assert_eq!(vi_center_restore_dialog(center, p, n, &mut null_mut()), ViStatus::InvalidJson);
+        }
+        // Wrongly typed fields read as empty values; nothing fails.
+        let wrong = r#"{"role": 3, "content": [], "id": 7, "name": {}, "models": "x", "timeoutMs": "y", "messages": {"a": 1}, "enabled": "no"}"#;
+        let (p, n) = s(wrong);
+        let mut recognized = true;
+        assert_eq!(vi_message_from_json(msg, p, n, &mut recognized), ViStatus::Ok);
+        assert!(!recognized);
+        assert_eq!(vi_message_role(msg), VI_ROLE_USER);
+        assert_eq!(vi_model_from_json(model, p, n, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_provider_from_json(provider, p, n, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_skill_from_json(skill, p, n, null_mut()), ViStatus::Ok);
+        assert!(!vi_skill_is_enabled(skill));
+        assert_eq!(vi_mcp_from_json(mcp, p, n, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_prompt_from_json(prompt, p, n, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_dialog_from_json(dialog, p, n, null_mut()), ViStatus::Ok);
+        let mut replaced = false;
+        assert_eq!(vi_center_from_json(center, p, n, &mut replaced), ViStatus::Ok);
+        assert!(replaced);
+        let (p, n) = s("{}");
+        assert_eq!(vi_center_from_json(center, p, n, &mut replaced), ViStatus::Ok);
+        assert!(!replaced);
+        vi_message_free(msg);
+        vi_model_free(model);
+        vi_provider_free(provider);
+        vi_skill_free(skill);
+        vi_mcp_free(mcp);
+        vi_prompt_free(prompt);
+        vi_dialog_free(dialog);
+        vi_center_free(center);
+    }
+}
+
+#[test]
+fn out_of_range_enums_are_invalid_arguments() {
+    unsafe {
+        let mut m = null_mut();
+        assert_eq!(vi_message_new(9, null(), 0, &mut m), ViStatus::InvalidArgument);
+        vi_message_new(2, null(), 0, &mut m);
+        assert_eq!(vi_message_set_role(m, 5), ViStatus::InvalidArgument);
+        assert_eq!(vi_message_role(m), VI_ROLE_ASSISTANT);
+        vi_message_free(m);
+        let mut mcp = null_mut();
+        vi_mcp_new(null(), 0, &mut mcp);
+        assert_eq!(vi_mcp_set_transport(mcp, 3), ViStatus::InvalidArgument);
+        vi_mcp_free(mcp);
+        let mut model = null_mut();
+        vi_model_new(&mut model);
+        let (k, kn) = s("temperature");
+        let (v, vn) = s("not json");
+        assert_eq!(vi_model_set_parameter(model, k, kn, v, vn), ViStatus::InvalidJson);
+        let (v, vn) = s("256.0");
+        assert_eq!(vi_model_set_parameter(model, k, kn, v, vn), ViStatus::Ok);
+        let mut out = null_mut();
+        vi_model_parameters(model, &mut out);
+        assert_eq!(take(out), r#"{"temperature":256}"#);
+        vi_model_free(model);
+    }
+}
+
+#[test]
+fn a_center_round_trips_through_the_abi() {
+    unsafe {
+        let mut center = null_mut();
+        vi_center_new(&mut center);
+        let mut model = null_mut();
+        vi_model_new(&mut model);
+        let (p, n) = s("gpt");
+        vi_model_set_name(model, p, n);
+        let (p, n) = s("http://127.0.0.1:1/v1");
+        vi_model_set_url(model, p, n);
+        let (p, n) = s("tok");
+        vi_model_set_token(model, p, n);
+        assert!(vi_model_is_valid(model));
+        let id = view(vi_model_id(model));
+        assert_eq!(vi_center_add_model(center, model), ViStatus::Ok);
+        let mut provider = null_mut();
+        vi_provider_new(null(), 0, &mut provider);
+        let (p, n) = s(&id);
+        vi_provider_add_model(provider, p, n, 5);
+        let mut picked = null_mut();
+        assert_eq!(vi_provider_pick_first(provider, center, VI_CAPABILITY_TEXT, &mut picked), ViStatus::Ok);
+        assert_eq!(take(picked), id);
+        vi_provider_pick_first(provider, center, VI_CAPABILITY_IMAGE, &mut picked);
+        assert_eq!(take(picked), "");
+        let mut found = null_mut();
+        let (p, n) = s("missing");
+        assert_eq!(vi_center_get_model(center, p, n, &mut found), ViStatus::NotFound);
+        let mut json = null_mut();
+        vi_center_to_json(center, &mut json);
+        let text = take(json);
+        let mut other = null_mut();
+        vi_center_new(&mut other);
+        let (p, n) = s(&text);
+        let mut replaced = false;
+        assert_eq!(vi_center_from_json(other, p, n, &mut replaced), ViStatus::Ok);
+        assert!(replaced);
+        vi_center_to_json(other, &mut json);
+        assert_eq!(take(json), text);
+        vi_model_free(model);
+        vi_provider_free(provider);
+        vi_center_free(center);
+        vi_center_free(other);
+    }
+}
+
+static EVENTS: Mutex<Vec<(ViEventKind, i64, String)>> = Mutex::new(Vec::new());
+static DESTROYED: AtomicUsize = AtomicUsize::new(0);
+
+unsafe extern "C" fn on_event(user_data: *mut c_void, event: *const ViEvent) {
+    assert_eq!(user_data as usize, 0xfeed);
+    let e = unsafe { &*event };
+    EVENTS.lock().unwrap().push((e.kind, e.index, view(e.text)));
+}
+
+unsafe extern "C" fn on_destroy(user_data: *mut c_void) {
+    assert!(user_data as usize == 0xfeed || user_data as usize == 0xf00d);
+    DESTROYED.fetch_add(1, Ordering::SeqCst);
+}
+
+unsafe extern "C" fn invoke_echo(_: *mut c_void, context: *mut c_void, arguments: *const c_char, len: usize, reply: *mut ViToolReply) {
+    assert_eq!(context as usize, 0xfeed, "the context is the dialog's callback user_data");
+    let args = unsafe { std::slice::from_raw_parts(arguments.cast::<u8>(), len) };
+    let result = format!("{{\"echo\":{}}}", String::from_utf8_lossy(args));
+    assert_eq!(unsafe { vi_tool_reply_complete(reply, result.as_ptr().cast(), result.len()) }, ViStatus::Ok);
+}
+
+#[test]
+fn events_callbacks_and_host_functions() {
+    unsafe {
+        let mut dialog = null_mut();
+        vi_dialog_new(null(), &mut dialog);
+        assert_eq!(vi_dialog_set_event_callback(dialog, Some(on_event), 0xfeed as *mut c_void, Some(on_destroy)), ViStatus::Ok);
+        vi_dialog_begin_assistant_message(dialog);
+        let (p, n) = s("Hi");
+        vi_dialog_append_delta(dialog, p, n);
+        vi_dialog_end_assistant_message(dialog);
+        let kinds: Vec<_> = EVENTS.lock().unwrap().iter().map(|e| (e.0, e.1, e.2.clone())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (ViEventKind::StreamBegan, -1, String::new()),
+                (ViEventKind::StreamDelta, -1, "Hi".into()),
+                (ViEventKind::MessageAppended, 0, String::new()),
+                (ViEventKind::StreamEnded, -1, "Hi".into()),
+            ]
+        );
+        let mut list = null_mut();
+        assert_eq!(vi_dialog_messages(dialog, &mut list), ViStatus::Ok);
+        assert_eq!(vi_message_list_len(list), 1);
+        assert_eq!(vi_message_list_revision(list), vi_dialog_revision(dialog));
+        let first = vi_message_list_take(list, 0);
+        assert!(vi_message_list_take(list, 0).is_null(), "taken once");
+        assert!(vi_message_list_take(list, 7).is_null());
+        assert_eq!(view(vi_message_content(first)), "Hi");
+        vi_message_free(first);
+        vi_message_list_free(list);
+
+        // A host function: registered, found back by its user_data, invoked with the context.
+        let mut function = null_mut();
+        let (id, idn) = s("echo");
+        let (schema, sn) = s(r#"{"type":"object"}"#);
+        assert_eq!(
+            vi_function_new(id, idn, id, idn, null(), 0, schema, sn, 0xf00d as *mut c_void, Some(invoke_echo), Some(on_destroy), &mut function),
+            ViStatus::Ok
+        );
+        assert_eq!(vi_dialog_add_function(dialog, function), ViStatus::Ok);
+        let mut user_data = null_mut();
+        assert_eq!(vi_dialog_get_function(dialog, id, idn, &mut user_data), ViStatus::Ok);
+        assert_eq!(user_data as usize, 0xf00d);
+        let (missing, mn) = s("nope");
+        assert_eq!(vi_dialog_get_function(dialog, missing, mn, &mut user_data), ViStatus::NotFound);
+
+        // A function without invoke is refused and its user_data released at once.
+        let before = DESTROYED.load(Ordering::SeqCst);
+        assert_eq!(
+            vi_function_new(id, idn, id, idn, null(), 0, null(), 0, 0xf00d as *mut c_void, None, Some(on_destroy), &mut null_mut()),
+            ViStatus::NullArgument
+        );
+        assert_eq!(DESTROYED.load(Ordering::SeqCst), before + 1);
+
+        vi_dialog_remove_function(dialog, id, idn);
+        assert_eq!(DESTROYED.load(Ordering::SeqCst), before + 2, "removing a function releases it");
+        vi_dialog_set_event_callback(dialog, None, null_mut(), None);
+        assert_eq!(DESTROYED.load(Ordering::SeqCst), before + 3, "replacing the callback releases its user_data");
+        vi_dialog_free(dialog);
+    }
+}
+
+#[test]
+fn the_version_matches_the_crate() {
+    let v = unsafe { CStr::from_ptr(visindigo_agent::ffi::version::vi_version()) };
+    assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+    let name = unsafe { CStr::from_ptr(vi_status_name(ViStatus::InvalidUtf8)) };
+    assert_eq!(name.to_str().unwrap(), "invalid UTF-8");
+}
+
+static RUN_EVENTS: Mutex<Vec<(ViEventKind, String)>> = Mutex::new(Vec::new());
+
+unsafe extern "C" fn on_run_event(_: *mut c_void, event: *const ViEvent) {
+    let e = unsafe { &*event };
+    RUN_EVENTS.lock().unwrap().push((e.kind, view(e.text)));
+}
+
+#[test]
+fn a_run_through_the_abi_calls_the_host_function_with_its_context() {
+    use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script};
+    let server = ScriptedServer::start(script(vec![
+        Step::sse(vec![chat_chunk_tool_call(0, "c1", "echo", "{\"x\":1}"), done()]),
+        Step::sse(vec![chat_chunk_content("done"), done()]),
+    ]))
+    .unwrap();
+    unsafe {
+        let mut center = null_mut();
+        vi_center_new(&mut center);
+        let mut model = null_mut();
+        vi_model_new(&mut model);
+        for (setter, value) in [
+            (vi_model_set_name as unsafe extern "C" fn(_, _, _) -> _, "m".to_owned()),
+            (vi_model_set_url, server.base_url()),
+            (vi_model_set_token, "t".to_owned()),
+        ] {
+            let (p, n) = s(&value);
+            assert_eq!(setter(model, p, n), ViStatus::Ok);
+        }
+        vi_center_add_model(center, model);
+        let mut provider = null_mut();
+        vi_provider_new(null(), 0, &mut provider);
+        let id = view(vi_model_id(model));
+        let (p, n) = s(&id);
+        vi_provider_add_model(provider, p, n, 0);
+        vi_center_add_provider(center, provider);
+        let pid = view(vi_provider_id(provider));
+        let (p, n) = s(&pid);
+        vi_center_set_default_provider(center, p, n);
+        let mut function = null_mut();
+        let (fid, fn_) = s("echo");
+        vi_function_new(fid, fn_, fid, fn_, null(), 0, null(), 0, null_mut(), Some(invoke_echo), None, &mut function);
+        vi_center_add_function(center, function);
+        let mut dialog = null_mut();
+        vi_center_create_dialog(center, &mut dialog);
+        vi_dialog_set_event_callback(dialog, Some(on_run_event), 0xfeed as *mut c_void, None);
+        assert_eq!(vi_dialog_run(dialog), ViStatus::Ok);
+        let start = std::time::Instant::now();
+        while vi_dialog_is_streaming(dialog) {
+            assert!(start.elapsed().as_secs() < 20);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let mut last = null_mut();
+        vi_dialog_last_message(dialog, &mut last);
+        assert_eq!(view(vi_message_content(last)), "done");
+        vi_message_free(last);
+        let mut list = null_mut();
+        vi_dialog_messages(dialog, &mut list);
+        let tool = vi_message_list_take(list, 1);
+        assert_eq!(view(vi_message_content(tool)), r#"{"echo":{"x":1}}"#);
+        vi_message_free(tool);
+        vi_message_list_free(list);
+        assert!(RUN_EVENTS.lock().unwrap().iter().any(|e| e.0 == ViEventKind::StreamEnded && e.1 == "done"));
+        vi_dialog_free(dialog);
+        vi_model_free(model);
+        vi_provider_free(provider);
+        vi_center_free(center);
+    }
+}
