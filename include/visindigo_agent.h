@@ -13,6 +13,11 @@
 #define VI_VERSION_PATCH 0
 
 
+// Largest JSON document read from a plain (non-streamed) answer.
+#define BODY_LIMIT ((64 * 1024) * 1024)
+
+#define MAX_LEN 64
+
 // Transport: a child process speaking JSON-RPC on stdin/stdout.
 #define VI_TRANSPORT_STDIO 0
 
@@ -638,6 +643,12 @@ ViStatus vi_mcp_to_json(const struct ViMcp *mcp, struct ViString **json_out);
 
 // Applies JSON object text; `*valid_out` (optional) gets `vi_mcp_is_valid` afterwards.
 ViStatus vi_mcp_from_json(struct ViMcp *mcp, const char *json, size_t len, bool *valid_out);
+
+// Shuts down every MCP server connection the library holds: stdio servers get their stdin
+// closed, then SIGTERM, then SIGKILL, and are reaped; HTTP sessions are ended. Runs started
+// later connect again. Thread: any, except a library callback thread; blocks for at most
+// about 8 seconds. The library also ends remaining stdio servers when the process exits.
+ViStatus vi_mcp_shutdown_all(void);
 
 // A new message with `role` and `content` (UTF-8, `len` bytes); `*message_out` owns it.
 ViStatus vi_message_new(uint32_t role_value,

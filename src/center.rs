@@ -168,13 +168,22 @@ impl Center {
         self.read().skills.values().cloned().collect()
     }
 
+    /// Replacing an entry with different connection settings shuts its connection down.
     pub fn add_mcp(&self, mcp: Mcp) {
         let name = mcp.name.clone();
-        insert(&mut self.write().mcps, &name, mcp);
+        let new = mcp.clone();
+        let old = insert(&mut self.write().mcps, &name, mcp);
+        if let Some(old) = old {
+            crate::mcp_client::retire_replaced(&old, &new);
+        }
     }
 
+    /// Also shuts the server's connection down (SPEC §E.11).
     pub fn remove_mcp(&self, name: &str) {
-        self.write().mcps.remove(name);
+        let old = self.write().mcps.remove(name);
+        if let Some(old) = old {
+            crate::mcp_client::retire(&old);
+        }
     }
 
     pub fn mcp(&self, name: &str) -> Option<Mcp> {
@@ -355,11 +364,14 @@ impl Center {
             dialog.from_json(d);
             insert(&mut next.dialogs, &dialog.id(), dialog);
         }
-        let old_dialogs = {
+        let new_mcps: Vec<Mcp> = next.mcps.values().cloned().collect();
+        let (old_dialogs, old_mcps) = {
             let mut s = self.write();
             next.functions = std::mem::take(&mut s.functions);
-            std::mem::replace(&mut *s, next).dialogs
+            let old = std::mem::replace(&mut *s, next);
+            (old.dialogs, old.mcps)
         };
+        crate::mcp_client::retire_missing(old_mcps.values(), &new_mcps);
         for dialog in old_dialogs.values() {
             dialog.abort();
         }

@@ -371,12 +371,29 @@ impl Dialog {
         self.read(|s| s.skills.clone())
     }
 
+    /// Replacing an entry with different connection settings shuts its connection down.
     pub fn add_mcp(&self, mcp: Mcp) {
-        self.update(|s, _| upsert(&mut s.mcps, mcp, |m| &m.name));
+        let new = mcp.clone();
+        let old = self.update(|s, _| {
+            let old = s.mcps.iter().find(|m| m.name == mcp.name).cloned();
+            upsert(&mut s.mcps, mcp, |m| &m.name);
+            old
+        });
+        if let Some(old) = old {
+            crate::mcp_client::retire_replaced(&old, &new);
+        }
     }
 
+    /// Also shuts the server's connection down (SPEC §E.11).
     pub fn remove_mcp(&self, name: &str) {
-        self.update(|s, _| s.mcps.retain(|m| m.name != name));
+        let removed: Vec<Mcp> = self.update(|s, _| {
+            let (gone, kept) = std::mem::take(&mut s.mcps).into_iter().partition(|m| m.name == name);
+            s.mcps = kept;
+            gone
+        });
+        for m in &removed {
+            crate::mcp_client::retire(m);
+        }
     }
 
     pub fn mcps(&self) -> Vec<Mcp> {
@@ -500,7 +517,8 @@ impl Dialog {
             upsert(&mut prompts, prompt, |p| &p.name);
         }
         let id = json::id(o);
-        self.update(|s, _| {
+        let new_mcps = mcps.clone();
+        let old_mcps = self.update(|s, _| {
             if let Some(id) = &id {
                 s.id = id.clone();
             }
@@ -514,10 +532,12 @@ impl Dialog {
             };
             s.messages = messages;
             s.skills = skills;
-            s.mcps = mcps;
+            let old_mcps = std::mem::replace(&mut s.mcps, mcps);
             s.prompts = prompts;
             s.revision += 1;
+            old_mcps
         });
+        crate::mcp_client::retire_missing(&old_mcps, &new_mcps);
         id.is_some()
     }
 }

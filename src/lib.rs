@@ -9,6 +9,7 @@ pub mod function;
 pub mod id;
 pub mod json;
 pub mod mcp;
+pub mod mcp_client;
 pub mod message;
 pub mod model;
 pub mod prompt;

@@ -176,6 +176,18 @@ pub unsafe extern "C" fn vi_mcp_from_json(mcp: *mut ViMcp, json: *const c_char, 
     unsafe { access::from_json("vi_mcp_from_json", mcp, json, len, valid_out, Mcp::from_json) }
 }
 
+/// Shuts down every MCP server connection the library holds: stdio servers get their stdin
+/// closed, then SIGTERM, then SIGKILL, and are reaped; HTTP sessions are ended. Runs started
+/// later connect again. Thread: any, except a library callback thread; blocks for at most
+/// about 8 seconds. The library also ends remaining stdio servers when the process exits.
+#[unsafe(no_mangle)]
+pub extern "C" fn vi_mcp_shutdown_all() -> ViStatus {
+    boundary::status("vi_mcp_shutdown_all", || {
+        crate::mcp_client::shutdown_all();
+        Ok(())
+    })
+}
+
 /// Transport: a child process speaking JSON-RPC on stdin/stdout.
 pub const VI_TRANSPORT_STDIO: u32 = 0;
 /// Transport: the legacy HTTP+SSE transport.

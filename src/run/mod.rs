@@ -106,7 +106,7 @@ pub fn start(dialog: &Dialog) {
         true
     });
     if started {
-        let run = Run { dialog: dialog.downgrade(), generation, center, provider, requirement };
+        let run = Run { dialog: dialog.downgrade(), generation, center, provider, requirement, mcp: Default::default() };
         runtime().spawn(async move {
             tokio::select! {
                 _ = cancel.cancelled() => {}
@@ -135,6 +135,8 @@ struct Run {
     center: Center,
     provider: Provider,
     requirement: u32,
+    /// The MCP servers this run uses and the names their tools were offered under.
+    mcp: crate::mcp_client::RunTools,
 }
 
 /// How an attempt ended badly, and whether anything had been streamed by then.
@@ -206,10 +208,10 @@ impl Run {
                 return;
             }
             for call in &calls {
-                let result = self.invoke(call).await;
+                let content = self.tool_result(call).await;
                 let message = Message {
                     role: Role::Tool,
-                    content: result.to_string(),
+                    content,
                     name: call.name.clone(),
                     tool_call_id: call.id.clone(),
                     ..Message::default()
@@ -263,13 +265,15 @@ impl Run {
         };
         let active = request::active_skills(&own_skills, &center_skills);
         let system = request::system_prompt(&active);
-        let tools = request::function_tools(&own_functions, &center_functions, &active, |id| dialog.function(id));
+        let mut tools = request::function_tools(&own_functions, &center_functions, &active, |id| dialog.function(id));
+        self.mcp.offer(&mut tools);
         let s = dialog.lock();
         Some(request::body(model, &system, &s.messages, &tools))
     }
 
     async fn attempt(&self, model: &Model) -> Result<Vec<ToolCall>, AttemptFailure> {
         let aborted = || AttemptFailure { failure: Failure::new(Kind::Aborted, "Run aborted."), streamed: true };
+        self.prepare_mcp().await;
         let body = self.body(model).ok_or_else(aborted)?;
         let request = transport::Request {
             base_url: &model.url,
@@ -368,6 +372,30 @@ impl Run {
             Some(()) => outcome.map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Connects the MCP servers the dialog uses (SPEC §E.11); an unreachable one is reported
+    /// once per run and its tools are left out.
+    async fn prepare_mcp(&self) {
+        let Some(dialog) = self.dialog.upgrade() else { return };
+        let own = dialog.lock().mcps.clone();
+        drop(dialog);
+        let center: Vec<crate::mcp::Mcp> = self.center.read().mcps.values().cloned().collect();
+        let servers = crate::mcp_client::active_servers(&own, &center);
+        self.mcp.prepare(&servers, |server, message| self.emit(Event::McpFailed { server: server.to_owned(), message })).await;
+    }
+
+    /// The Tool message content of a call: a function's JSON result, else an MCP tool's
+    /// result text (SPEC §E.11), else the unknown-tool error.
+    async fn tool_result(&self, call: &ToolCall) -> String {
+        let is_function = self.dialog.upgrade().is_some_and(|d| d.function(&call.name).is_some());
+        if !is_function && let Some((connection, tool)) = self.mcp.target(&call.name) {
+            return match parse_arguments(&call.arguments) {
+                Ok(arguments) => connection.call(&tool, arguments).await,
+                Err(error) => json!({"error": error}).to_string(),
+            };
+        }
+        self.invoke(call).await.to_string()
     }
 
     /// Calls the tool the model asked for and returns its result (errors as `{"error": …}`).

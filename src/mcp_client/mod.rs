@@ -1,0 +1,430 @@
+//! The MCP client (SPEC §E.11, §F): connects the MCP servers a dialog uses, offers their tools
+//! to the model and forwards the model's calls to them.
+//!
+//! **Design.** This is a small hand-written JSON-RPC client rather than the official `rmcp`
+//! SDK. The run needs exact control over things rmcp keeps to itself or lacks: the staged stdio
+//! shutdown (close stdin, SIGTERM, SIGKILL, reap) with `PR_SET_PDEATHSIG` and an `atexit`
+//! fallback, a bounded stderr tail in error messages, re-initialising a streamable HTTP session
+//! the server forgot, per-call timeouts and cancellation that never poison a connection, and the
+//! legacy HTTP+SSE transport, which rmcp no longer has. All of it needs only what the crate
+//! already builds on (tokio, reqwest), so it adds no dependency and no compile time.
+//!
+//! **Files.** `jsonrpc` (ids, waiting calls, server requests), `protocol` (initialize, version
+//! negotiation, tools/list, tools/call results), `naming` (`<server>__<tool>`), `stdio`,
+//! `streamable_http`, `sse` (legacy), `event_stream` (SSE parsing), `http` (shared HTTP bits),
+//! `children` (process ids for exit-time cleanup); this file: a connection, the process-wide
+//! pool, and what one run keeps ([`RunTools`]).
+//!
+//! **Lifecycle.** Connections live in a pool keyed by the entry's connection settings (name,
+//! transport, url, command, arguments, environment, headers), shared by every run and dialog.
+//! A run connects what it needs on first use (concurrently; `initialize` must complete within
+//! 10 s), only `autoStart` entries are started, and a dead connection is dropped (and its child
+//! reaped) when next needed, so the server is started again. Removing or replacing an entry
+//! ([`retire`]) shuts its connection down; [`shutdown_all`] ends them all.
+
+mod children;
+mod event_stream;
+mod http;
+mod jsonrpc;
+pub mod naming;
+mod protocol;
+mod sse;
+mod stdio;
+mod streamable_http;
+
+pub use protocol::{PROTOCOL_VERSION, SUPPORTED_VERSIONS, Tool};
+
+use crate::mcp::{Mcp, Transport};
+use jsonrpc::Rpc;
+use serde_json::{Value, json};
+use sse::LegacySse;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use stdio::Stdio;
+use streamable_http::{SendError, StreamableHttp};
+use tokio::time::{Instant, timeout, timeout_at};
+
+/// A server that has not completed `initialize` by then is unreachable (SPEC §F).
+pub const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The limit of one `tools/call` (SPEC §F).
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// The limit of listing the tools (all pages) after `initialize`.
+pub const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// At most this many `tools/list` pages are read.
+const MAX_PAGES: usize = 1000;
+
+enum Link {
+    Stdio(Stdio),
+    Http(Box<StreamableHttp>),
+    Sse(LegacySse),
+}
+
+/// One live connection to a server, initialised, with its tool list.
+pub(crate) struct Connection {
+    rpc: Arc<Rpc>,
+    link: Link,
+    tools: Mutex<Arc<Vec<Tool>>>,
+    /// Counts streamable HTTP sessions, so that concurrent calls re-initialise only once.
+    session: tokio::sync::Mutex<u64>,
+}
+
+impl Connection {
+    /// Connects, initialises and lists the tools; on any failure nothing is left running.
+    async fn open(config: &Mcp) -> Result<Connection, String> {
+        if !config.is_valid() {
+            return Err("the MCP entry is not valid (a stdio server needs a command, the others a url)".to_owned());
+        }
+        let deadline = Instant::now() + INITIALIZE_TIMEOUT;
+        let late = || format!("the server did not complete initialize within {} s", INITIALIZE_TIMEOUT.as_secs());
+        let rpc = Rpc::new();
+        let link = match config.transport {
+            Transport::Stdio => Link::Stdio(Stdio::spawn(config, rpc.clone())?),
+            Transport::StreamableHttp => Link::Http(Box::new(StreamableHttp::new(config, rpc.clone())?)),
+            Transport::Sse => Link::Sse(timeout_at(deadline, LegacySse::open(config, rpc.clone())).await.map_err(|_| late())??),
+        };
+        let connection = Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0) };
+        let ready = async {
+            timeout_at(deadline, connection.handshake()).await.map_err(|_| late())??;
+            timeout(LIST_TIMEOUT, connection.list_tools())
+                .await
+                .map_err(|_| format!("tools/list was not answered within {} s", LIST_TIMEOUT.as_secs()))?
+        };
+        match ready.await {
+            Ok(tools) => {
+                *connection.tools.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(tools);
+                Ok(connection)
+            }
+            Err(reason) => {
+                let reason = connection.explain(reason);
+                connection.shutdown().await;
+                Err(reason)
+            }
+        }
+    }
+
+    fn is_alive(&self) -> bool {
+        !self.rpc.is_closed()
+    }
+
+    /// Adds a stdio server's stderr to `reason` when it is not there yet.
+    fn explain(&self, reason: String) -> String {
+        match &self.link {
+            Link::Stdio(s) if !reason.contains("; stderr: ") => s.describe(reason),
+            _ => reason,
+        }
+    }
+
+    async fn send(&self, message: &Value) -> Result<(), SendError> {
+        match &self.link {
+            Link::Stdio(s) => s.send(message).map_err(SendError::Failed),
+            Link::Http(h) => h.send(message).await,
+            Link::Sse(s) => s.send(message).await.map_err(SendError::Failed),
+        }
+    }
+
+    /// `initialize`, version check, `notifications/initialized`.
+    async fn handshake(&self) -> Result<(), String> {
+        let failed = |e: SendError| match e {
+            SendError::SessionGone => "the server rejected the session".to_owned(),
+            SendError::Failed(reason) => reason,
+        };
+        if let Link::Http(h) = &self.link {
+            h.reset();
+        }
+        let (message, mut pending) = self.rpc.start("initialize", Some(protocol::initialize_params()))?;
+        self.send(&message).await.map_err(failed)?;
+        let result = pending.wait().await?;
+        let version = protocol::negotiated_version(&result)?;
+        if let Link::Http(h) = &self.link {
+            h.set_version(&version);
+        }
+        self.send(&Rpc::notification("notifications/initialized")).await.map_err(failed)
+    }
+
+    /// One request; a streamable HTTP session the server forgot is re-initialised once.
+    async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, String> {
+        let mut retried = false;
+        loop {
+            let session = *self.session.lock().await;
+            let (message, mut pending) = self.rpc.start(method, params.clone())?;
+            match self.send(&message).await {
+                Ok(()) => return pending.wait().await,
+                Err(SendError::Failed(reason)) => return Err(reason),
+                Err(SendError::SessionGone) if !retried => {
+                    drop(pending);
+                    retried = true;
+                    let mut current = self.session.lock().await;
+                    if *current == session {
+                        if let Err(reason) = self.handshake().await {
+                            let reason = format!("the server forgot the session and initialising again failed: {reason}");
+                            self.rpc.close(&reason);
+                            return Err(reason);
+                        }
+                        *current += 1;
+                    }
+                }
+                Err(SendError::SessionGone) => {
+                    let reason = "the server forgot the session again".to_owned();
+                    self.rpc.close(&reason);
+                    return Err(reason);
+                }
+            }
+        }
+    }
+
+    async fn list_tools(&self) -> Result<Vec<Tool>, String> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let (page, next) = protocol::parse_tools(&self.request("tools/list", params).await?);
+            tools.extend(page);
+            match next {
+                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                _ => break,
+            }
+        }
+        Ok(tools)
+    }
+
+    /// The tool list, fetched again when the server said it changed.
+    async fn tools(&self) -> Arc<Vec<Tool>> {
+        if self.rpc.tools_changed.swap(false, Ordering::Relaxed)
+            && let Ok(Ok(tools)) = timeout(LIST_TIMEOUT, self.list_tools()).await
+        {
+            *self.tools.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(tools);
+        }
+        self.tools.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// `tools/call`: the Tool message content, `{"error": …}` on any failure (SPEC §E.11).
+    pub(crate) async fn call(&self, tool: &str, arguments: Value) -> String {
+        let params = json!({"name": tool, "arguments": arguments});
+        match timeout(CALL_TIMEOUT, self.request("tools/call", Some(params))).await {
+            Ok(Ok(result)) => protocol::call_result_content(&result),
+            Ok(Err(reason)) => json!({"error": self.explain(reason)}).to_string(),
+            Err(_) => json!({"error": format!("the MCP tool call {tool} timed out after {} s", CALL_TIMEOUT.as_secs())}).to_string(),
+        }
+    }
+
+    async fn shutdown(&self) {
+        match &self.link {
+            Link::Stdio(s) => s.shutdown().await,
+            Link::Http(h) => h.shutdown().await,
+            Link::Sse(s) => s.shutdown(),
+        }
+        self.rpc.close("the connection was shut down");
+    }
+}
+
+// --- the pool ------------------------------------------------------------------------------
+
+struct Slot {
+    connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
+    /// Set when the entry is removed: nothing is connected through this slot any more.
+    retired: AtomicBool,
+}
+
+static POOL: Mutex<BTreeMap<String, Arc<Slot>>> = Mutex::new(BTreeMap::new());
+
+fn pool() -> std::sync::MutexGuard<'static, BTreeMap<String, Arc<Slot>>> {
+    POOL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What identifies a connection: everything but `enabled` and `autoStart`.
+fn key(c: &Mcp) -> String {
+    json!([c.name, c.transport.as_str(), c.url, c.command, c.arguments, c.environment, c.headers]).to_string()
+}
+
+/// The pool's live connection for `config`, connected now when `start` is true and there is
+/// none. Connecting runs as its own task, so a caller that gives up (an aborted run) never
+/// leaves a half-made connection behind: it is finished and kept for the next run.
+async fn connection(config: Mcp, start: bool) -> Result<Option<Arc<Connection>>, String> {
+    let slot = pool()
+        .entry(key(&config))
+        .or_insert_with(|| Arc::new(Slot { connection: tokio::sync::Mutex::new(None), retired: AtomicBool::new(false) }))
+        .clone();
+    let task = crate::run::runtime().spawn(async move {
+        let mut held = slot.connection.lock().await;
+        if let Some(c) = held.as_ref().filter(|c| c.is_alive()) {
+            return Ok(Some(c.clone()));
+        }
+        if let Some(dead) = held.take() {
+            tokio::spawn(async move { dead.shutdown().await });
+        }
+        if !start || slot.retired.load(Ordering::Acquire) {
+            return Ok(None);
+        }
+        let c = Arc::new(Connection::open(&config).await?);
+        *held = Some(c.clone());
+        Ok(Some(c))
+    });
+    task.await.unwrap_or_else(|e| Err(format!("connecting failed: {e}")))
+}
+
+/// Shuts down the pool's connection for `config` (in the background), if there is one: the
+/// entry was removed or replaced.
+pub fn retire(config: &Mcp) {
+    let Some(slot) = pool().remove(&key(config)) else { return };
+    slot.retired.store(true, Ordering::Release);
+    crate::run::runtime().spawn(async move {
+        let connection = slot.connection.lock().await.take();
+        if let Some(c) = connection {
+            c.shutdown().await;
+        }
+    });
+}
+
+/// `old` was replaced by `new` (same name): retires `old` unless it connects the same way.
+pub fn retire_replaced(old: &Mcp, new: &Mcp) {
+    if key(old) != key(new) {
+        retire(old);
+    }
+}
+
+/// Retires every entry of `old` that is not in `new` with the same connection settings.
+pub fn retire_missing<'a>(old: impl IntoIterator<Item = &'a Mcp>, new: impl IntoIterator<Item = &'a Mcp>) {
+    let kept: HashSet<String> = new.into_iter().map(key).collect();
+    for m in old {
+        if !kept.contains(&key(m)) {
+            retire(m);
+        }
+    }
+}
+
+/// Shuts every connection down and waits for it: stdio servers get their stdin closed, then
+/// SIGTERM, then SIGKILL, and are reaped. Blocks for at most about 8 s; callable from any
+/// thread that is not one of the library's runtime threads. Later runs connect again.
+pub fn shutdown_all() {
+    let slots: Vec<Arc<Slot>> = std::mem::take(&mut *pool()).into_values().collect();
+    if !slots.is_empty() {
+        let (done, finished) = std::sync::mpsc::channel();
+        crate::run::runtime().spawn(async move {
+            let each = slots.into_iter().map(|slot| async move {
+                slot.retired.store(true, Ordering::Release);
+                let connection = slot.connection.lock().await.take();
+                if let Some(c) = connection {
+                    c.shutdown().await;
+                }
+            });
+            futures_util::future::join_all(each).await;
+            let _ = done.send(());
+        });
+        let _ = finished.recv_timeout(Duration::from_secs(5));
+    }
+    // Whatever did not go quietly (or is still starting up) is ended the hard way.
+    children::terminate_all_now();
+}
+
+// --- what one run keeps ----------------------------------------------------------------------
+
+/// The enabled entries a run uses: the dialog's own, then the Center's that the dialog does not
+/// override by name, even with a disabled entry (SPEC §F).
+pub(crate) fn active_servers(own: &[Mcp], center: &[Mcp]) -> Vec<Mcp> {
+    let overridden = |m: &Mcp| own.iter().any(|o| o.name == m.name);
+    own.iter().chain(center.iter().filter(|m| !overridden(m))).filter(|m| m.enabled).cloned().collect()
+}
+
+/// A run's MCP servers and the names their tools were offered under. Each server is resolved
+/// once per run (a failure is reported once and its tools left out for the rest of the run).
+#[derive(Default)]
+pub(crate) struct RunTools {
+    state: Mutex<RunState>,
+}
+
+#[derive(Default)]
+struct RunState {
+    /// Per connection key: the connection this run uses (None: not available in this run).
+    servers: HashMap<String, Option<Arc<Connection>>>,
+    /// The servers of the last `prepare`, in order, with their tool lists.
+    current: Vec<(String, Arc<Connection>, Arc<Vec<Tool>>)>,
+    /// Offered name → connection and the server's tool name.
+    offered: HashMap<String, (Arc<Connection>, String)>,
+}
+
+impl RunTools {
+    fn state(&self) -> std::sync::MutexGuard<'_, RunState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Connects the servers not resolved yet in this run (concurrently) and fetches the tool
+    /// lists; `failed(server, message)` is called for each server that could not be reached.
+    pub async fn prepare(&self, servers: &[Mcp], mut failed: impl FnMut(&str, String)) {
+        let todo: Vec<Mcp> = {
+            let state = self.state();
+            let mut seen = HashSet::new();
+            servers.iter().filter(|m| !state.servers.contains_key(&key(m)) && seen.insert(key(m))).cloned().collect()
+        };
+        let results = futures_util::future::join_all(todo.iter().map(|m| connection(m.clone(), m.auto_start))).await;
+        for (m, result) in todo.iter().zip(results) {
+            let connection = match result {
+                Ok(c) => c,
+                Err(message) => {
+                    failed(&m.name, message);
+                    None
+                }
+            };
+            self.state().servers.insert(key(m), connection);
+        }
+        let connected: Vec<(String, Arc<Connection>)> = {
+            let state = self.state();
+            servers.iter().filter_map(|m| Some((m.name.clone(), state.servers.get(&key(m))?.clone()?))).collect()
+        };
+        let mut current = Vec::new();
+        for (name, c) in connected {
+            let tools = c.tools().await;
+            current.push((name, c, tools));
+        }
+        self.state().current = current;
+    }
+
+    /// Appends the tools of the prepared servers to `tools`, after the functions and avoiding
+    /// their names, and remembers the names for [`RunTools::target`].
+    pub fn offer(&self, tools: &mut Vec<Value>) {
+        let mut taken: HashSet<String> =
+            tools.iter().filter_map(|t| t["function"]["name"].as_str()).map(str::to_owned).collect();
+        let mut state = self.state();
+        let pairs: Vec<(&str, &Arc<Connection>, &Tool)> =
+            state.current.iter().flat_map(|(name, c, list)| list.iter().map(move |t| (name.as_str(), c, t))).collect();
+        let names = naming::assign(pairs.iter().map(|(server, _, t)| (*server, t.name.as_str())), &mut taken);
+        let mut offered = HashMap::new();
+        for (name, (_, c, t)) in names.into_iter().zip(pairs) {
+            tools.push(crate::run::request::tool_entry(&name, &t.description, &t.input_schema));
+            offered.insert(name, (c.clone(), t.name.clone()));
+        }
+        state.offered = offered;
+    }
+
+    /// The connection and tool behind an offered name.
+    pub fn target(&self, name: &str) -> Option<(Arc<Connection>, String)> {
+        self.state().offered.get(name).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn active_servers_follow_the_override_rule() {
+        let mut off = Mcp::new("b");
+        off.enabled = false;
+        let own = [Mcp::new("a"), off];
+        let center = [Mcp::new("b"), Mcp::new("c")];
+        let names: Vec<_> = active_servers(&own, &center).into_iter().map(|m| m.name).collect();
+        assert_eq!(names, vec!["a", "c"]);
+    }
+
+    #[test]
+    fn the_key_ignores_enabled_and_auto_start() {
+        let a = Mcp::new("a");
+        let mut b = a.clone();
+        b.enabled = false;
+        b.auto_start = false;
+        assert_eq!(key(&a), key(&b));
+        b.arguments.push("-v".into());
+        assert_ne!(key(&a), key(&b));
+    }
+}

@@ -1,0 +1,168 @@
+//! The streamable HTTP transport (MCP 2025-03-26 and later): every client message is a POST to
+//! the url; the answer is a JSON document or an event stream of messages. The server may hand
+//! out a session (`Mcp-Session-Id`), sent back with every later request; a 404 for a known
+//! session means the server forgot it, and the connection initialises again once (see
+//! `Connection::request`). The optional GET stream for unsolicited server messages is not
+//! opened: tools need only request/response.
+
+use super::event_stream::Parser;
+use super::http::{self, BODY_LIMIT};
+use super::jsonrpc::Rpc;
+use crate::mcp::Mcp;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+pub(crate) enum SendError {
+    /// The server answered 404 to a request with a session id: it forgot the session.
+    SessionGone,
+    Failed(String),
+}
+
+pub(crate) struct StreamableHttp {
+    url: reqwest::Url,
+    headers: HeaderMap,
+    rpc: Arc<Rpc>,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+}
+
+impl StreamableHttp {
+    pub fn new(config: &Mcp, rpc: Arc<Rpc>) -> Result<StreamableHttp, String> {
+        Ok(StreamableHttp {
+            url: http::url(&config.url)?,
+            headers: http::headers(&config.headers)?,
+            rpc,
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+        })
+    }
+
+    fn session(&self) -> Option<String> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Starts over without a session and without a negotiated version (before `initialize`).
+    pub fn reset(&self) {
+        *self.session.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    pub fn set_version(&self, version: &str) {
+        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(version.to_owned());
+    }
+
+    fn post(&self, message: &Value) -> reqwest::RequestBuilder {
+        let mut request = http::client()
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(message.to_string());
+        if let Some(session) = self.session() {
+            request = request.header(SESSION_HEADER, session);
+        }
+        if let Some(version) = self.version.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            request = request.header(VERSION_HEADER, version);
+        }
+        request
+    }
+
+    /// Posts one message and, for a request, reads the answer (dispatching everything that
+    /// comes with it) until the request is answered.
+    pub async fn send(&self, message: &Value) -> Result<(), SendError> {
+        let awaiting = message.get("method").and(message.get("id")).and_then(Value::as_u64);
+        let had_session = self.session().is_some();
+        let response = self.post(message).send().await.map_err(|e| SendError::Failed(http::describe(&e)))?;
+        let status = response.status();
+        if status == reqwest::StatusCode::NOT_FOUND && had_session {
+            return Err(SendError::SessionGone);
+        }
+        if !status.is_success() {
+            return Err(SendError::Failed(http::status_error(response).await));
+        }
+        if let Some(session) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+            let mut current = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            if current.is_none() {
+                *current = Some(session.to_owned());
+            }
+        }
+        let Some(id) = awaiting else { return Ok(()) };
+        if status == reqwest::StatusCode::ACCEPTED {
+            return Ok(());
+        }
+        let is_stream = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
+        if is_stream {
+            self.read_stream(response, id).await
+        } else {
+            let body = read_limited(response).await.map_err(SendError::Failed)?;
+            let message = serde_json::from_slice::<Value>(&body)
+                .map_err(|e| SendError::Failed(format!("the server's answer is not JSON: {e}")))?;
+            self.deliver(message);
+            if self.rpc.is_pending(id) {
+                return Err(SendError::Failed("the server's answer does not answer the request".to_owned()));
+            }
+            Ok(())
+        }
+    }
+
+    async fn read_stream(&self, mut response: reqwest::Response, id: u64) -> Result<(), SendError> {
+        let mut parser = Parser::default();
+        let mut events = Vec::new();
+        loop {
+            let chunk = response.chunk().await.map_err(|e| SendError::Failed(http::describe(&e)))?;
+            match &chunk {
+                Some(bytes) => parser.feed(bytes, &mut events),
+                None => parser.finish(&mut events),
+            }
+            for event in events.drain(..).filter(|e| e.is_message()) {
+                if let Ok(message) = serde_json::from_str::<Value>(&event.data) {
+                    self.deliver(message);
+                }
+            }
+            if !self.rpc.is_pending(id) {
+                return Ok(());
+            }
+            if chunk.is_none() {
+                return Err(SendError::Failed("the server ended its event stream without an answer".to_owned()));
+            }
+        }
+    }
+
+    /// Dispatches a message; replies (to a server's ping) are posted in the background.
+    fn deliver(&self, message: Value) {
+        for reply in self.rpc.dispatch(message) {
+            let request = self.post(&reply);
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(Duration::from_secs(10), request.send()).await;
+            });
+        }
+    }
+
+    /// Ends the session on the server (DELETE, best effort, at most 2 s).
+    pub async fn shutdown(&self) {
+        if let Some(session) = self.session() {
+            let request = http::client().delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, session);
+            let _ = tokio::time::timeout(Duration::from_secs(2), request.send()).await;
+        }
+    }
+}
+
+async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| http::describe(&e))? {
+        body.extend_from_slice(&chunk);
+        if body.len() > BODY_LIMIT {
+            return Err("the server's answer is too large".to_owned());
+        }
+    }
+    Ok(body)
+}

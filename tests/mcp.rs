@@ -1,0 +1,389 @@
+//! The MCP client (SPEC §E.11, §F) against real servers built on the official MCP Python SDK
+//! (tests/mcp_servers/), over stdio, streamable HTTP and legacy SSE, with the scripted chat
+//! server playing the model.
+//!
+//! Needs the project venv: `python3 -m venv .venv && .venv/bin/pip install -r
+//! tests/requirements.txt` (or `VI_PYTHON` naming an interpreter that has `mcp`).
+//!
+//! The tests run one at a time (they share the process-wide pool and count child processes).
+
+mod support;
+
+use serde_json::{Value, json};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+use support::*;
+use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script};
+use visindigo_agent::event::EventSink;
+use visindigo_agent::{Event, Function, FunctionSpec, Mcp, Message, Role, ToolReply, Transport, mcp_client};
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The interpreter with the `mcp` package: `$VI_PYTHON`, else the project's `.venv`.
+fn python() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let python = std::env::var("VI_PYTHON")
+            .unwrap_or_else(|_| format!("{}/.venv/bin/python", env!("CARGO_MANIFEST_DIR")));
+        let works = Command::new(&python)
+            .args(["-c", "import mcp.server.mcpserver"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            works,
+            "the MCP tests need Python with the official MCP SDK, but `{python}` cannot `import mcp.server.mcpserver`. \
+             Create the venv with `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt` \
+             in {}, or set VI_PYTHON to such an interpreter.",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        python
+    })
+}
+
+fn script_path(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_servers").join(name).to_string_lossy().into_owned()
+}
+
+fn stdio_entry(name: &str) -> Mcp {
+    let mut m = Mcp::new(name);
+    m.command = python().to_owned();
+    m.arguments = vec![script_path("tools_server.py"), "stdio".into()];
+    m
+}
+
+/// A tools server on 127.0.0.1 run by the test itself (HTTP transports); killed on drop.
+struct HttpServer {
+    child: Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start(mode: &str, port: Option<u16>) -> HttpServer {
+        let port = port.unwrap_or_else(|| TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port());
+        let child = Command::new(python())
+            .args([script_path("tools_server.py"), mode.to_owned(), port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python starts");
+        let server = HttpServer { child, port };
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(start.elapsed() < Duration::from_secs(30), "the {mode} MCP server did not listen within 30 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    fn entry(&self, name: &str, transport: Transport, path: &str) -> Mcp {
+        let mut m = Mcp::new(name);
+        m.transport = transport;
+        m.url = format!("http://127.0.0.1:{}{path}", self.port);
+        m.headers.insert("X-Test".into(), "yes".into());
+        m
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn chat(steps: Vec<Step>) -> ScriptedServer {
+    ScriptedServer::start(script(steps)).expect("the scripted server starts")
+}
+
+/// A response that calls the given tools (name, arguments JSON), in order.
+fn calls(tools: &[(&str, &str)]) -> Step {
+    let mut events: Vec<Value> = tools
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| chat_chunk_tool_call(i as u64, &format!("call_{i}"), name, args))
+        .collect();
+    events.push(done());
+    Step::sse(events)
+}
+
+fn answer(text: &str) -> Step {
+    Step::sse(vec![chat_chunk_content(text), done()])
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"].as_array().into_iter().flatten().map(|t| t["function"]["name"].as_str().unwrap().to_owned()).collect()
+}
+
+fn tool<'a>(body: &'a Value, name: &str) -> &'a Value {
+    let tools = body["tools"].as_array().expect("tools are offered");
+    &tools.iter().find(|t| t["function"]["name"] == name).unwrap_or_else(|| panic!("{name} is offered"))["function"]
+}
+
+fn mcp_failures(events: &[Event]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::McpFailed { server, message } => Some((server.clone(), message.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Child processes of this test process (from /proc), with their command lines.
+fn children() -> Vec<(i32, String)> {
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+        let ppid: i32 = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        if ppid == me {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            found.push((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
+        }
+    }
+    found
+}
+
+fn stdio_children() -> Vec<i32> {
+    children().into_iter().filter(|(_, cmd)| cmd.contains("tools_server.py stdio")).map(|(pid, _)| pid).collect()
+}
+
+/// Runs the dialog to its end and returns the request bodies the chat server received.
+fn run(d: &visindigo_agent::Dialog, srv: &ScriptedServer, test: &str) -> Vec<Value> {
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    wait_for("the run to finish", || !d.is_streaming());
+    bodies(srv, test)
+}
+
+#[test]
+fn stdio_tools_are_offered_with_their_schemas_and_called() {
+    let _serial = serial();
+    let srv = chat(vec![
+        calls(&[("calc_tools__add", r#"{"a":2,"b":3}"#), ("calc_tools__env", r#"{"name":"VI_MCP_TEST"}"#)]),
+        answer("done"),
+    ]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let mut entry = stdio_entry("calc tools");
+    entry.environment.insert("VI_MCP_TEST".into(), "from the entry".into());
+    c.add_mcp(entry);
+    let bodies = run(&d, &srv, "mcp-stdio");
+    assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
+    assert_eq!(
+        tool_names(&bodies[0]),
+        ["calc_tools__add", "calc_tools__shout_loud_", "calc_tools__broken", "calc_tools__die", "calc_tools__slow", "calc_tools__env"]
+    );
+    let add = tool(&bodies[0], "calc_tools__add");
+    assert_eq!(add["description"], "Adds two integers.");
+    assert_eq!(add["parameters"]["type"], "object");
+    assert_eq!(add["parameters"]["properties"]["a"]["type"], "integer");
+    assert_eq!(add["parameters"]["required"], json!(["a", "b"]));
+    let messages = d.messages();
+    assert_eq!((messages[2].role, messages[2].content.as_str(), messages[2].name.as_str()), (Role::Tool, "5", "calc_tools__add"));
+    assert_eq!(messages[3].content, "from the entry");
+    assert_eq!(bodies[1]["messages"][2], json!({"role": "tool", "content": "5", "tool_call_id": "call_0"}));
+    assert_eq!(bodies[1]["messages"][3]["content"], "from the entry");
+    assert_eq!(messages[4].content, "done");
+}
+
+struct Local(FunctionSpec);
+
+impl Function for Local {
+    fn spec(&self) -> &FunctionSpec {
+        &self.0
+    }
+    fn invoke(&self, _: Value, _: Option<&Arc<dyn EventSink>>, reply: ToolReply) {
+        reply.complete(json!({"local": true}));
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
+    let _serial = serial();
+    mcp_client::shutdown_all();
+    let srv = chat(vec![answer("a"), calls(&[("calc__add", "{}"), ("calc__add_2", r#"{"a":1,"b":1}"#)]), answer("b")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_entry("calc"));
+    let mut off = stdio_entry("calc");
+    off.enabled = false;
+    d.add_mcp(off);
+    let mut lazy = stdio_entry("lazy");
+    lazy.auto_start = false;
+    d.add_mcp(lazy);
+    let bodies = run(&d, &srv, "mcp-override");
+    assert!(bodies[0].get("tools").is_none(), "nothing offered: {}", bodies[0]);
+    assert!(mcp_failures(&rec.snapshot()).is_empty());
+    assert!(stdio_children().is_empty(), "neither the overridden nor the non-autoStart server is started");
+
+    // Without the dialog's entry the Center's is used; its tools come after the functions and
+    // avoid their names.
+    d.remove_mcp("calc");
+    let spec = FunctionSpec { id: "calc__add".into(), name: "local".into(), description: "local".into(), parameter_schema: json!({"type": "object"}) };
+    d.add_function(Arc::new(Local(spec)));
+    let bodies = run(&d, &srv, "mcp-override");
+    assert_eq!(&tool_names(&bodies[1])[..3], ["calc__add", "calc__add_2", "calc__shout_loud_"]);
+    assert_eq!(tool(&bodies[1], "calc__add_2")["description"], "Adds two integers.");
+    let messages = d.messages();
+    assert_eq!(messages[messages.len() - 3].content, r#"{"local":true}"#);
+    assert_eq!(messages[messages.len() - 2].content, "2");
+    assert_eq!(stdio_children().len(), 1);
+}
+
+#[test]
+fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
+    let _serial = serial();
+    let server = HttpServer::start("streamable-http", None);
+    let srv = chat(vec![
+        calls(&[("web__shout_loud_", r#"{"text":"hello"}"#)]),
+        answer("done"),
+        calls(&[("web__add", r#"{"a":40,"b":2}"#)]),
+        answer("again"),
+    ]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(server.entry("web", Transport::StreamableHttp, "/mcp"));
+    let bodies = run(&d, &srv, "mcp-http");
+    assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
+    assert!(tool_names(&bodies[0]).contains(&"web__shout_loud_".to_owned()));
+    assert_eq!(d.messages()[2].content, "HELLO");
+    // A new server process on the same port knows nothing of the session.
+    let port = server.port;
+    drop(server);
+    let _server = HttpServer::start("streamable-http", Some(port));
+    let bodies = run(&d, &srv, "mcp-http");
+    assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
+    assert_eq!(bodies[3]["messages"].as_array().unwrap().last().unwrap()["content"], "42");
+    assert_eq!(d.last_message().content, "again");
+}
+
+#[test]
+fn legacy_sse_tools_work() {
+    let _serial = serial();
+    let server = HttpServer::start("sse", None);
+    let srv = chat(vec![calls(&[("old__add", r#"{"a":1,"b":1}"#)]), answer("done")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(server.entry("old", Transport::Sse, "/sse"));
+    let bodies = run(&d, &srv, "mcp-sse");
+    assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
+    assert_eq!(tool(&bodies[0], "old__add")["parameters"]["properties"]["b"]["type"], "integer");
+    assert_eq!(bodies[1]["messages"][2]["content"], "2");
+    assert_eq!(d.last_message().content, "done");
+}
+
+#[test]
+fn tool_errors_and_a_dying_server_become_error_results_and_it_restarts_next_run() {
+    let _serial = serial();
+    let srv = chat(vec![
+        calls(&[("crash__broken", "{}")]),
+        calls(&[("crash__die", "")]),
+        answer("still here"),
+        calls(&[("crash__add", r#"{"a":1,"b":2}"#)]),
+        answer("back"),
+    ]);
+    let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_entry("crash"));
+    run(&d, &srv, "mcp-crash");
+    let messages = d.messages();
+    let broken: Value = serde_json::from_str(&messages[2].content).unwrap();
+    assert!(broken["error"].as_str().unwrap().contains("broken on purpose"), "{broken}");
+    let died: Value = serde_json::from_str(&messages[4].content).expect("the result is JSON");
+    let reason = died["error"].as_str().unwrap();
+    assert!(reason.contains("exited") && reason.contains("dying on request"), "{reason}");
+    assert_eq!(messages[5].content, "still here");
+    run(&d, &srv, "mcp-crash");
+    let messages = d.messages();
+    assert_eq!(messages[8].content, "3");
+    assert_eq!(messages[9].content, "back");
+}
+
+#[test]
+fn unreachable_servers_are_reported_once_and_the_run_goes_on() {
+    let _serial = serial();
+    let srv = chat(vec![answer("fine")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let mut ghost = Mcp::new("ghost");
+    ghost.command = "/nonexistent/visindigo-mcp-server".into();
+    c.add_mcp(ghost);
+    let mut silent = Mcp::new("silent");
+    silent.command = python().to_owned();
+    silent.arguments = vec![script_path("silent_server.py")];
+    d.add_mcp(silent);
+    let started = Instant::now();
+    let bodies = run(&d, &srv, "mcp-unreachable");
+    let took = started.elapsed();
+    assert!(took >= Duration::from_secs(9) && took < Duration::from_secs(19), "{took:?}");
+    let failures = mcp_failures(&rec.snapshot());
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    let ghost = failures.iter().find(|f| f.0 == "ghost").unwrap();
+    assert!(ghost.1.contains("could not start") && ghost.1.contains("No such file"), "{}", ghost.1);
+    let silent = failures.iter().find(|f| f.0 == "silent").unwrap();
+    assert!(silent.1.contains("initialize within 10 s"), "{}", silent.1);
+    assert!(bodies[0].get("tools").is_none());
+    assert_eq!(d.last_message().content, "fine");
+    assert!(children().iter().all(|(_, cmd)| !cmd.contains("silent_server.py")), "the silent server was ended");
+}
+
+#[test]
+fn an_abort_during_a_call_leaves_the_connection_usable() {
+    let _serial = serial();
+    let srv = chat(vec![calls(&[("nap__slow", r#"{"seconds":30}"#)]), calls(&[("nap__add", r#"{"a":2,"b":2}"#)]), answer("ok")]);
+    let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_entry("nap"));
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    wait_for("the tool call", || d.message_count() == 2);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = stdio_children();
+    d.abort();
+    let started = Instant::now();
+    run(&d, &srv, "mcp-abort");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(d.messages()[4].content, "4");
+    assert_eq!(d.last_message().content, "ok");
+    assert_eq!(stdio_children(), before, "the same server process served both runs");
+}
+
+#[test]
+fn removing_or_replacing_an_entry_stops_its_server_and_shutdown_all_leaves_no_child() {
+    let _serial = serial();
+    let srv = chat(vec![answer("1"), answer("2"), answer("3")]);
+    let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
+    mcp_client::shutdown_all();
+    c.add_mcp(stdio_entry("gone"));
+    run(&d, &srv, "mcp-remove");
+    assert_eq!(stdio_children().len(), 1);
+    c.remove_mcp("gone");
+    wait_for("the removed server to end", || stdio_children().is_empty());
+
+    d.add_mcp(stdio_entry("swap"));
+    run(&d, &srv, "mcp-remove");
+    let first = stdio_children();
+    assert_eq!(first.len(), 1);
+    let mut changed = stdio_entry("swap");
+    changed.environment.insert("CHANGED".into(), "1".into());
+    d.add_mcp(changed);
+    wait_for("the replaced server to end", || stdio_children().is_empty());
+    run(&d, &srv, "mcp-remove");
+    let second = stdio_children();
+    assert_eq!(second.len(), 1);
+    assert_ne!(first, second);
+
+    let started = Instant::now();
+    mcp_client::shutdown_all();
+    assert!(started.elapsed() < Duration::from_secs(9));
+    let left = children();
+    assert!(left.is_empty(), "children left after shutdown_all: {left:?}");
+}
