@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+//
+// Internal (not installed): the bridge between the public value classes and their Rust
+// handles, for the rest of the Qt layer (Dialog, Center).
+//
+//   const ViMessage* handle(const Message&)   borrowed; valid while the object lives and
+//                                             is not modified. NULL only for a
+//                                             move-constructed-from object (the C ABI
+//                                             treats NULL as an error / empty value).
+//   Message adoptMessage(ViMessage*)          takes ownership of a handle the C ABI gave
+//                                             out (NULL gives a default Message).
+//   … and the same for Model, Provider, Skill, MCP, Prompt:
+//     handle(const X&), adoptModel, adoptProvider, adoptSkill, adoptMcp, adoptPrompt.
+//
+// fromJsonArray helpers: a JSON array text of objects (as vi_center_models etc. return)
+// → a list of value objects, each read with X::fromJson:
+//   QList<Model> modelsFromJson(ViString* owned)   (frees the string) — and providers…,
+//   skillsFromJson, mcpsFromJson, promptsFromJson, messagesFromJson.
+#ifndef VISINDIGO_AGENT_INTERNAL_HANDLES_H
+#define VISINDIGO_AGENT_INTERNAL_HANDLES_H
+
+#include <Agent/MCP.h>
+#include <Agent/Message.h>
+#include <Agent/Model.h>
+#include <Agent/Prompt.h>
+#include <Agent/Provider.h>
+#include <Agent/Skill.h>
+#include <visindigo_agent.h>
+
+#include "Strings.h"
+
+#include <QtCore/QList>
+
+namespace Visindigo::Agent::Internal {
+
+// The one friend of every value class.
+struct HandleAccess
+{
+    template<typename T>
+    static auto get(const T& value) { return value.d; }
+    template<typename T, typename H>
+    static T adopt(H* handle) { return handle ? T(handle) : T(); }
+};
+
+inline const ViMessage* handle(const Message& m) { return HandleAccess::get(m); }
+inline const ViModel* handle(const Model& m) { return HandleAccess::get(m); }
+inline const ViProvider* handle(const Provider& p) { return HandleAccess::get(p); }
+inline const ViSkill* handle(const Skill& s) { return HandleAccess::get(s); }
+inline const ViMcp* handle(const MCP& m) { return HandleAccess::get(m); }
+inline const ViPrompt* handle(const Prompt& p) { return HandleAccess::get(p); }
+
+inline Message adoptMessage(ViMessage* h) { return HandleAccess::adopt<Message>(h); }
+inline Model adoptModel(ViModel* h) { return HandleAccess::adopt<Model>(h); }
+inline Provider adoptProvider(ViProvider* h) { return HandleAccess::adopt<Provider>(h); }
+inline Skill adoptSkill(ViSkill* h) { return HandleAccess::adopt<Skill>(h); }
+inline MCP adoptMcp(ViMcp* h) { return HandleAccess::adopt<MCP>(h); }
+inline Prompt adoptPrompt(ViPrompt* h) { return HandleAccess::adopt<Prompt>(h); }
+
+// A JSON array of objects (owned text, freed here) → values read with fromJson.
+template<typename T>
+inline QList<T> listFromJson(ViString* owned)
+{
+    const QJsonArray array = QJsonDocument::fromJson(takeUtf8(owned)).array();
+    QList<T> out;
+    out.reserve(array.size());
+    for (const QJsonValue& v : array) {
+        T value;
+        value.fromJson(Visindigo::Utility::JsonConfig::fromValue(v));
+        out.append(std::move(value));
+    }
+    return out;
+}
+
+inline QList<Message> messagesFromJson(ViString* owned) { return listFromJson<Message>(owned); }
+inline QList<Model> modelsFromJson(ViString* owned) { return listFromJson<Model>(owned); }
+inline QList<Provider> providersFromJson(ViString* owned) { return listFromJson<Provider>(owned); }
+inline QList<Skill> skillsFromJson(ViString* owned) { return listFromJson<Skill>(owned); }
+inline QList<MCP> mcpsFromJson(ViString* owned) { return listFromJson<MCP>(owned); }
+inline QList<Prompt> promptsFromJson(ViString* owned) { return listFromJson<Prompt>(owned); }
+
+} // namespace Visindigo::Agent::Internal
+
+#endif // VISINDIGO_AGENT_INTERNAL_HANDLES_H

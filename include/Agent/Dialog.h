@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+//
+// Visindigo::Agent::Dialog — one conversation with a model (and, through <Agent/Message.h>,
+// the Message value class).
+//
+// A Dialog is a QObject holding one reference to a dialog of the Rust core. Every change
+// (appendMessage, the streaming primitives, a run) is reported through the signals below,
+// always on the Dialog's own thread (QObject::thread()) and always in the order the core
+// produced the events: an event raised on the Dialog's thread while nothing is waiting in
+// its queue is emitted at once (so appendMessage() emits messageAppended before it
+// returns); events from library threads (a run) or raised while earlier ones still wait
+// are queued to the Dialog's thread. A Dialog therefore needs a running event loop on its
+// thread to receive the signals of a run. Functions called by a run are invoked on the
+// Dialog's thread too (Function::invokeAsync), in order with the signals.
+//
+// Every member function may be called from any thread (the core is thread-safe); the
+// signals still arrive on the Dialog's thread.
+//
+// Destroying a Dialog that is not registered in the Center (one made with `new Dialog`)
+// aborts its run silently: no signal is emitted afterwards. Dialogs made by the Center
+// belong to the Center (see Center.h).
+#ifndef VISINDIGO_AGENT_DIALOG_H
+#define VISINDIGO_AGENT_DIALOG_H
+
+#include "Export.h"
+#include "Message.h"
+#include "Model.h"
+#include "Skill.h"
+#include "MCP.h"
+#include "Prompt.h"
+#include <Utility/JsonConfig.h>
+
+#include <QtCore/QList>
+#include <QtCore/QMap>
+#include <QtCore/QObject>
+#include <QtCore/QString>
+#include <QtCore/QStringList>
+
+#include <memory>
+
+struct ViDialog;
+
+namespace Visindigo::Agent {
+
+class Center;
+class CenterPrivate;
+class Function;
+class DialogPrivate;
+
+class VISINDIGO_AGENT_EXPORT Dialog : public QObject
+{
+    Q_OBJECT
+public:
+    // A new dialog (fresh UUID id) resolving providers, models and functions in the Center,
+    // but not registered in it.
+    Dialog();
+    // Clears the event callback and releases the reference; when it was the last one
+    // (an unregistered dialog) a run in progress is aborted without further signals.
+    ~Dialog() override;
+
+    // ---- messages -------------------------------------------------------------------
+    Dialog& appendMessage(const Message& message);
+    Dialog& appendMessage(Message::Role role, const QString& content);
+    Dialog& clearMessages();
+    // O(1) when the messages did not change since the last call (a cached, shared list).
+    QList<Message> getMessages() const;
+    // A default (empty User) message when there is none.
+    Message getLastMessage() const;
+    qint32 getMessageCount() const;
+    // Keeps the first messageCount messages; negative or >= the count changes nothing.
+    Dialog& truncateTo(qint32 messageCount);
+    // -1 when there is none.
+    qint32 findLastAssistantMessage() const;
+    // Copies messages, skills, MCP servers, prompts, provider, model and capability
+    // requirement (not functions) into target; false for null or this dialog.
+    bool copyTo(Dialog* target) const;
+
+    // ---- streaming primitives -----------------------------------------------------------
+    void beginAssistantMessage();
+    // Ignored unless streaming.
+    void appendDelta(const QString& delta);
+    void endAssistantMessage();
+    // True while streaming or while a run is in progress.
+    bool isStreaming() const;
+    QString getStreamingContent() const;
+    QString getReasoningContent() const;
+
+    // ---- dialog-local entries -----------------------------------------------------------
+    Dialog& addSkill(const Skill& skill);
+    Dialog& removeSkill(const QString& name);
+    QList<Skill> getSkills() const;
+    Dialog& addMCP(const MCP& mcp);
+    Dialog& removeMCP(const QString& name);
+    QList<MCP> getMCPs() const;
+    // Takes ownership (see Function.h); a function with the same id is replaced.
+    Dialog& addFunction(Function* function);
+    Dialog& removeFunction(const QString& id);
+    // The dialog's function id, else the Center's; nullptr when none.
+    Function* getFunction(const QString& id) const;
+    QStringList getFunctionIds() const;
+    Dialog& addPrompt(const Prompt& prompt);
+    Dialog& removePrompt(const QString& name);
+    QList<Prompt> getPrompts() const;
+    // Renders the dialog's prompt `name`, else the Center's, and appends it.
+    Dialog& appendPrompt(const QString& name, const QMap<QString, QString>& variables = {});
+
+    // ---- identity and model choice -----------------------------------------------------
+    QString getId() const;
+    Dialog& setBranchFromID(const QString& id);
+    QString getBranchFromID() const;
+    Dialog& setProviderId(const QString& id);
+    QString getProviderId() const;
+    Dialog& setModelId(const QString& id);
+    QString getModelId() const;
+    Dialog& setCapabilityRequirement(Model::Capabilities requirement);
+    Model::Capabilities getCapabilityRequirement() const;
+
+    // Starts a run; returns at once. The outcome arrives through the signals.
+    void run();
+
+    // id, branchFromId, providerId, modelId, capabilityRequirement, messages, skills,
+    // mcps, prompts.
+    Visindigo::Utility::JsonConfig toJson() const;
+    // Returns whether an id was restored.
+    bool fromJson(const Visindigo::Utility::JsonConfig& json);
+
+    // ---- extensions (not in the native module) -----------------------------------------
+    // Cancels the run in progress: when this returns isStreaming() is false and
+    // runFailed("[Aborted] Run aborted.") has been emitted (or queued behind earlier
+    // signals when called off the dialog's thread).
+    void abort();
+    // The `usage` object the server last reported (empty when none).
+    Visindigo::Utility::JsonConfig getLastUsage() const;
+
+Q_SIGNALS:
+    void messageAppended(qint32 index);
+    void streamBegan();
+    void streamDelta(const QString& delta);
+    void streamReasoning(const QString& delta);
+    void streamEnded(const QString& fullContent);
+    void runFailed(const QString& message);
+    // Extensions.
+    void modelFallback(const QString& fromModelId, const QString& toModelId, const QString& reason);
+    void mcpFailed(const QString& serverName, const QString& message);
+
+private:
+    friend class Center;
+    friend class CenterPrivate;
+    friend class DialogPrivate;
+    // Wraps (and owns) a reference made by the Center.
+    explicit Dialog(ViDialog* adopted);
+    ViDialog* handle() const;
+
+    std::unique_ptr<DialogPrivate> d;
+};
+
+} // namespace Visindigo::Agent
+
+#endif // VISINDIGO_AGENT_DIALOG_H

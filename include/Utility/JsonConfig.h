@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+//
+// Visindigo::Utility::JsonConfig — the Qt-side JSON holder the Agent API passes around.
+//
+// A JsonConfig holds one JSON document whose root is an object or an array (a
+// default-constructed JsonConfig holds an empty object). Values inside it are
+// addressed by dot paths:
+//
+//     "a.b.0.c"   →  root["a"]["b"][0]["c"]
+//     ""          →  the root itself
+//
+// Path rules (the same for every member):
+// * Segments are split at every '.'; a segment is used literally (so "a..b" has an
+//   empty middle segment, and keys that contain '.' cannot be addressed).
+// * On an object, every segment is a key ("0" is the key "0").
+// * On an array, a segment indexes the array only when it is all ASCII digits;
+//   any other segment (or an index past the end) does not exist.
+// * On a string, number, bool or null, no further segment exists.
+//
+// Getters never fail: a missing path, or a value of another type, reads as the
+// type's empty value according to Qt's own QJsonValue conversions (toInteger(),
+// toDouble(), toBool(), toString(), toObject(), toArray()). `ok`, when given, is
+// set to whether the path exists (contains(key)), as the native module does — it
+// does not say whether the value had the requested type; use the is*() predicates
+// for that.
+//
+// Setters create what is missing: an intermediate that does not exist (or is not a
+// container) becomes an array when the NEXT segment is numeric, otherwise an object;
+// an existing object takes any segment as a key; an existing array that meets a
+// non-numeric segment is replaced by an object. Setting an array index past the end
+// pads the array with nulls. To keep every input harmless, a set whose path has
+// more than MaxPathDepth segments, or that would pad an array with more than
+// MaxArrayPadding nulls, is ignored. setValue("", v) replaces the root when v is an
+// object or an array and is ignored otherwise (the root is always a container).
+//
+// Implementation choice (plain member, no pimpl): the class holds exactly one
+// QJsonValue (the root). QJsonValue is itself a handle to Qt's implicitly shared
+// JSON container, so copies are O(1) and independent (copy-on-write), moves are a
+// swap, and no extra heap block is allocated per JsonConfig — which matters
+// because getArray() returns one JsonConfig per element. A set/remove rebuilds
+// only the containers on the modified path: each is taken out of its parent while
+// it is modified, so it is detached (copied, one level deep) only when another
+// JsonConfig really shares it. The price of the plain member is that the object
+// layout is part of the ABI: a future data member needs a new class version.
+//
+// JsonConfig is reentrant, not thread-safe: distinct objects (even copies sharing
+// data) may be used from different threads; one object needs external locking.
+#ifndef VISINDIGO_UTILITY_JSONCONFIG_H
+#define VISINDIGO_UTILITY_JSONCONFIG_H
+
+#include "../Agent/Export.h"
+
+#include <QtCore/QByteArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonValue>
+#include <QtCore/QList>
+#include <QtCore/QString>
+#include <QtCore/QStringList>
+#include <QtCore/QVariant>
+
+namespace Visindigo::Utility {
+
+class VISINDIGO_AGENT_EXPORT JsonConfig
+{
+public:
+    // ---- construction -------------------------------------------------------------
+
+    // Parses jsonStr; on a parse error (or a non-container document) the result is
+    // an empty object, and the error is in *error when error is not null.
+    static JsonConfig fromJson(const QString& jsonStr, QJsonParseError* error = nullptr);
+
+    // An empty object.
+    JsonConfig();
+    // From a QVariant holding a JsonConfig, QJsonObject, QJsonArray, QJsonDocument,
+    // QJsonValue (object or array), QVariantMap, QVariantHash, QVariantList,
+    // QStringList, or a QString / QByteArray of JSON text. Anything else (or JSON
+    // text that does not parse) gives an empty object.
+    JsonConfig(const QVariant& variant);
+    // Parses JSON text (errors give an empty object; use fromJson() or parse() to
+    // see the error).
+    JsonConfig(const QString& jsonStr);
+    // The document's object or array; a null document gives an empty object.
+    JsonConfig(const QJsonDocument& json);
+    JsonConfig(const JsonConfig& other);
+    JsonConfig(JsonConfig&& other) noexcept;
+    ~JsonConfig();
+    JsonConfig& operator=(const JsonConfig& other);
+    JsonConfig& operator=(JsonConfig&& other) noexcept;
+
+    void swap(JsonConfig& other) noexcept { m_root.swap(other.m_root); }
+
+    // ---- whole document -----------------------------------------------------------
+
+    // Object keys at key, sorted as QJsonObject sorts them; for an array, its indexes
+    // "0", "1", … (as the native module does); otherwise an empty list.
+    QStringList keys(const QString& key = QString()) const;
+    // Removes the value at key (an array element is removed, the following ones move
+    // up). Returns whether something was removed. The root cannot be removed
+    // (remove("") returns false; use clear()).
+    bool remove(const QString& key);
+    // Replaces the whole document with the parsed text. On error the JsonConfig is
+    // left as an empty object and the error is returned.
+    QJsonParseError parse(const QString& jsonStr);
+    // The document as JSON text (UTF-8 decoded).
+    QString toString(QJsonDocument::JsonFormat format = QJsonDocument::Indented) const;
+
+    // ---- getters: (key = "" → root, ok → whether key exists) ------------------------
+
+    // The value at key; QJsonValue::Undefined when missing.
+    QJsonValue getValue(const QString& key = QString(), bool* ok = nullptr) const;
+    // A number with an integral value within qint64, else 0 (QJsonValue::toInteger).
+    qint64 getInt(const QString& key = QString(), bool* ok = nullptr) const;
+    QString getString(const QString& key = QString(), bool* ok = nullptr) const;
+    bool getBool(const QString& key = QString(), bool* ok = nullptr) const;
+    double getDouble(const QString& key = QString(), bool* ok = nullptr) const;
+    // The object at key (shared, not copied); anything else gives an empty object.
+    JsonConfig getObject(const QString& key = QString(), bool* ok = nullptr) const;
+    // The array at key, one JsonConfig per element: an object or array element keeps
+    // its content, any other element becomes an empty object. Not an array → empty list.
+    QList<JsonConfig> getArray(const QString& key = QString(), bool* ok = nullptr) const;
+    // Array elements converted one by one (a wrongly-typed element reads as ""/0/0.0
+    // and keeps its position). Not an array → empty list.
+    QStringList getStringList(const QString& key = QString(), bool* ok = nullptr) const;
+    QList<qint64> getIntArray(const QString& key = QString(), bool* ok = nullptr) const;
+    QList<double> getDoubleArray(const QString& key = QString(), bool* ok = nullptr) const;
+
+    // Whether key exists (contains("") is always true: the root always exists).
+    bool contains(const QString& key) const;
+    // Back to an empty object.
+    void clear();
+
+    // ---- setters (create intermediates; see the rules at the top) ------------------
+
+    void setValue(const QString& key, const QJsonValue& value);
+    void setInt(const QString& key, qint64 value);
+    void setString(const QString& key, const QString& value);
+    void setBool(const QString& key, bool value);
+    void setDouble(const QString& key, double value);
+    // Stores value's root (object or array) at key.
+    void setObject(const QString& key, const JsonConfig& value);
+    // An array of the elements' roots.
+    void setArray(const QString& key, const QList<JsonConfig>& value);
+    // An array of strings (same as setStringList).
+    void setArray(const QString& key, const QStringList& value);
+    void setStringList(const QString& key, const QStringList& value);
+    void setIntArray(const QString& key, const QList<qint64>& value);
+    void setDoubleArray(const QString& key, const QList<double>& value);
+
+    // ---- predicates (false when key is missing) -------------------------------------
+
+    // An empty object or an empty array.
+    bool isEmpty(const QString& key = QString()) const;
+    // An explicit JSON null.
+    bool isNull(const QString& key = QString()) const;
+    bool isObject(const QString& key = QString()) const;
+    bool isArray(const QString& key = QString()) const;
+    bool isString(const QString& key = QString()) const;
+    bool isBool(const QString& key = QString()) const;
+    // A number whose value is integral and within qint64 (1.0 counts, 1.5 does not).
+    bool isInt(const QString& key = QString()) const;
+    // Any number.
+    bool isDouble(const QString& key = QString()) const;
+
+    // =================================================================================
+    // Extensions — NOT part of the native Visindigo API. Used by the rest of the Qt
+    // layer; an application that may run against the native module must not use them.
+    // =================================================================================
+
+    // Limits that keep hostile keys harmless (see setters).
+    static constexpr qsizetype MaxPathDepth = 512;
+    static constexpr qsizetype MaxArrayPadding = qsizetype(1) << 20;
+
+    // Extension: resolves the ambiguity between the QString and QVariant constructors
+    // for a string literal. The text is UTF-8 JSON, parsed like JsonConfig(QString).
+    JsonConfig(const char* jsonUtf8);
+    // Extension: the root value (always an object or an array). Shares, never copies.
+    QJsonValue root() const { return m_root; }
+    // Extension: wraps an object or array value (shared, not copied); any other
+    // value gives an empty object.
+    static JsonConfig fromValue(const QJsonValue& value);
+    // Extension: parses UTF-8 JSON text without a UTF-16 round trip (the form the C
+    // ABI exchanges). Same error behaviour as fromJson().
+    static JsonConfig fromUtf8(const QByteArray& jsonUtf8, QJsonParseError* error = nullptr);
+    // Extension: the document as UTF-8 JSON text (compact by default), without the
+    // UTF-16 round trip of toString(). Unlike toString(), the text is always valid for
+    // strict parsers (serde_json): a lone UTF-16 surrogate in a key or string, which Qt
+    // writes as an escaped surrogate, is written as U+FFFD instead.
+    QByteArray toUtf8(QJsonDocument::JsonFormat format = QJsonDocument::Compact) const;
+
+private:
+    QJsonValue m_root;
+};
+
+} // namespace Visindigo::Utility
+
+#endif // VISINDIGO_UTILITY_JSONCONFIG_H
