@@ -208,14 +208,14 @@ using ReplyPtr = std::shared_ptr<ReplyHolder>;
 
 QByteArray errorJson(const QString& message)
 {
-    return QJsonDocument(QJsonObject{{QStringLiteral("error"), message}}).toJson(QJsonDocument::Compact);
+    return compactJson(QJsonDocument(QJsonObject{{QStringLiteral("error"), message}}));
 }
 
 void callFunction(const OwnerPtr& owner, const ReplyPtr& reply, const QByteArray& arguments)
 {
     try {
         std::function<void(const JsonConfig&)> callback = [reply](const JsonConfig& result) {
-            reply->complete(result.toUtf8(QJsonDocument::Compact));
+            reply->complete(replaceLoneSurrogateEscapes(result.toUtf8(QJsonDocument::Compact)));
         };
         owner->function->invokeAsync(JsonConfig::fromUtf8(arguments), std::move(callback));
     } catch (const std::exception& e) {
@@ -293,7 +293,7 @@ ViFunction* makeFunction(Function* function)
         id = Utf8(function->getId());
         name = Utf8(function->getName());
         description = Utf8(function->getDescription());
-        schema = function->getParameterSchema().toUtf8(QJsonDocument::Compact);
+        schema = replaceLoneSurrogateEscapes(function->getParameterSchema().toUtf8(QJsonDocument::Compact));
         FunctionTable& table = functionTable();
         QMutexLocker lock(&table.mutex);
         FunctionTable::Entry& entry = table.entries[function];

@@ -7,7 +7,7 @@
 #define VISINDIGO_AGENT_MCP_H
 
 #include "Export.h"
-#include "../Utility/JsonConfig.h"
+#include <Utility/JsonConfig.h>
 
 #include <QtCore/QMap>
 #include <QtCore/QMetaType>

@@ -10,7 +10,7 @@
 #define VISINDIGO_AGENT_MESSAGE_H
 
 #include "Export.h"
-#include "../Utility/JsonConfig.h"
+#include <Utility/JsonConfig.h>
 
 #include <QtCore/QMetaType>
 #include <QtCore/QObject>

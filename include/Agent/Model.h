@@ -8,7 +8,7 @@
 #define VISINDIGO_AGENT_MODEL_H
 
 #include "Export.h"
-#include "../Utility/JsonConfig.h"
+#include <Utility/JsonConfig.h>
 
 #include <QtCore/QFlags>
 #include <QtCore/QJsonValue>

@@ -8,7 +8,7 @@
 
 #include "Export.h"
 #include "Message.h"
-#include "../Utility/JsonConfig.h"
+#include <Utility/JsonConfig.h>
 
 #include <QtCore/QMap>
 #include <QtCore/QMetaType>

@@ -9,7 +9,7 @@
 
 #include "Export.h"
 #include "Model.h"
-#include "../Utility/JsonConfig.h"
+#include <Utility/JsonConfig.h>
 
 #include <QtCore/QMetaType>
 #include <QtCore/QString>

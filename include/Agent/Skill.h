@@ -7,7 +7,7 @@
 #define VISINDIGO_AGENT_SKILL_H
 
 #include "Export.h"
-#include "../Utility/JsonConfig.h"
+#include <Utility/JsonConfig.h>
 
 #include <QtCore/QMetaType>
 #include <QtCore/QString>

@@ -1,0 +1,268 @@
+// chat — a Qt console chat over Visindigo::Agent, the README's first command.
+//
+//   chat [--model model.json] [--history file.json] [--once "question"]
+//
+// The endpoint comes from a model JSON in the native Model::toJson() format (--model), else
+// from OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL. With neither, it runs an offline demo
+// against the project's scripted server (a local process replaying a script, not a model) and
+// says so. Answers stream to the terminal as they arrive, reasoning dimmed; one built-in tool
+// tells the time, so tool calls are visible; the conversation is kept in --history between runs.
+
+#include <Agent/Center.h>
+#include <Agent/Dialog.h>
+#include <Agent/Function.h>
+#include <Agent/Model.h>
+#include <Agent/Provider.h>
+#include <Utility/JsonConfig.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QDateTime>
+#include <QtCore/QFile>
+#include <QtCore/QProcess>
+#include <QtCore/QSocketNotifier>
+#include <QtCore/QTemporaryFile>
+#include <QtCore/QTextStream>
+
+#include <cstdio>
+#include <unistd.h>
+
+using Visindigo::Agent::Center;
+using Visindigo::Agent::Dialog;
+using Visindigo::Agent::Message;
+using Visindigo::Agent::Model;
+using Visindigo::Agent::Provider;
+using Visindigo::Utility::JsonConfig;
+
+namespace {
+
+const char* const kDim = "\033[2m";
+const char* const kReset = "\033[0m";
+
+void out(const QString& text)
+{
+    const QByteArray bytes = text.toUtf8();
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+// The built-in tool: the current local time.
+class Clock : public Visindigo::Agent::Function
+{
+public:
+    QString getId() const override { return QStringLiteral("get_current_time"); }
+    QString getName() const override { return QStringLiteral("Clock"); }
+    QString getDescription() const override
+    {
+        return QStringLiteral("Returns the current local date and time in ISO 8601.");
+    }
+    JsonConfig getParameterSchema() const override
+    {
+        return JsonConfig(QStringLiteral(R"({"type":"object","properties":{}})"));
+    }
+    JsonConfig invoke(const JsonConfig&) override
+    {
+        JsonConfig result;
+        result.setString(QStringLiteral("now"), QDateTime::currentDateTime().toString(Qt::ISODate));
+        return result;
+    }
+};
+
+// The offline demo's script: a tool round, an answer, then a reminder on every later turn.
+QByteArray demoScript()
+{
+    return QByteArrayLiteral(R"({"repeat_last": true, "responses": [
+ {"events": [
+   {"choices":[{"index":0,"delta":{"reasoning_content":"The user wants to chat; let me look at the clock first."}}]},
+   {"$sleep_ms": 300},
+   {"choices":[{"index":0,"delta":{"content":"Let me check the time. "}}]},
+   {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_demo_1","type":"function","function":{"name":"get_current_time","arguments":"{}"}}]}}]},
+   {"$done": true}]},
+ {"events": [
+   {"choices":[{"index":0,"delta":{"content":"The clock tool answered (see above). "}}]},
+   {"$sleep_ms": 200},
+   {"choices":[{"index":0,"delta":{"content":"This is the offline demo: a scripted local server, not a model."}}]},
+   {"$done": true}]},
+ {"events": [
+   {"choices":[{"index":0,"delta":{"content":"Offline demo: I only replay a script. "}}]},
+   {"choices":[{"index":0,"delta":{"content":"Set OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL (or --model model.json) to talk to a real model."}}]},
+   {"$done": true}]}
+]})");
+}
+
+// Starts the scripted server on the demo script and returns its base url ("" on failure).
+QString startDemoServer(QProcess& server, QTemporaryFile& script)
+{
+    if (!script.open() || script.write(demoScript()) < 0 || !script.flush())
+        return {};
+    server.setProgram(QStringLiteral(VI_SCRIPTED_SERVER));
+    server.setArguments({QStringLiteral("--script"), script.fileName()});
+    server.start();
+    if (!server.waitForStarted(5000) || !server.waitForReadyRead(5000))
+        return {};
+    const QByteArray line = server.readLine().trimmed();
+    if (!line.startsWith("PORT "))
+        return {};
+    return QStringLiteral("http://127.0.0.1:%1/v1").arg(QString::fromLatin1(line.mid(5)));
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("chat"));
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("A console chat over Visindigo::Agent."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("model"), QStringLiteral("Model JSON (Model::toJson format)."), QStringLiteral("file")});
+    parser.addOption({QStringLiteral("history"), QStringLiteral("Conversation file."), QStringLiteral("file"),
+                      QStringLiteral("chat-history.json")});
+    parser.addOption({QStringLiteral("once"), QStringLiteral("Ask one question and exit."), QStringLiteral("question")});
+    parser.process(app);
+
+    Model model;
+    QProcess demoServer;
+    QTemporaryFile demoScriptFile;
+    bool demo = false;
+    if (parser.isSet(QStringLiteral("model"))) {
+        QFile file(parser.value(QStringLiteral("model")));
+        if (!file.open(QIODevice::ReadOnly)) {
+            out(QStringLiteral("Cannot read %1: %2\n").arg(file.fileName(), file.errorString()));
+            return 2;
+        }
+        model.fromJson(JsonConfig(QString::fromUtf8(file.readAll())));
+    } else if (qEnvironmentVariableIsSet("OPENAI_BASE_URL")) {
+        model.setName(qEnvironmentVariable("OPENAI_MODEL", QStringLiteral("gpt-4o-mini")))
+            .setUrl(QUrl(qEnvironmentVariable("OPENAI_BASE_URL")))
+            .setToken(qEnvironmentVariable("OPENAI_API_KEY"));
+    } else {
+        demo = true;
+        const QString base = startDemoServer(demoServer, demoScriptFile);
+        if (base.isEmpty()) {
+            out(QStringLiteral("No endpoint configured and the offline demo server did not start.\n"));
+            return 2;
+        }
+        model.setName(QStringLiteral("offline-demo")).setUrl(QUrl(base)).setToken(QStringLiteral("demo"));
+        out(QStringLiteral("[offline demo] No endpoint configured (OPENAI_BASE_URL / --model): answers come "
+                           "from a scripted local server, not a model.\n"));
+    }
+    model.addCapability(Model::Capability::ToolUse);
+    if (!model.isValid()) {
+        out(QStringLiteral("The model needs a name, a url with a scheme and a token.\n"));
+        return 2;
+    }
+
+    Center* center = Center::getInstance();
+    center->addModel(model);
+    Provider provider(QStringLiteral("chat"));
+    provider.addModel(model.getId());
+    center->addProvider(provider);
+    center->setDefaultProvider(provider.getId());
+    center->addFunction(new Clock);
+
+    const QString historyPath = parser.value(QStringLiteral("history"));
+    Dialog* dialog = nullptr;
+    QFile history(historyPath);
+    if (!demo && history.open(QIODevice::ReadOnly))
+        dialog = center->restoreDialog(JsonConfig(QString::fromUtf8(history.readAll())));
+    if (!dialog)
+        dialog = center->createDialog();
+    if (dialog->getMessageCount() > 0)
+        out(QStringLiteral("(%1 earlier messages from %2)\n").arg(dialog->getMessageCount()).arg(historyPath));
+
+    auto save = [&] {
+        if (demo)
+            return; // the demo's answers are not worth keeping
+        QFile file(historyPath);
+        if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            file.write(center->saveDialog(dialog).toString(QJsonDocument::Indented).toUtf8());
+    };
+    // Lines typed (or piped) while an answer streams wait their turn; at the end of input the
+    // chat quits once the last answer is complete.
+    QStringList pending;
+    bool inputClosed = parser.isSet(QStringLiteral("once"));
+    if (inputClosed)
+        pending << parser.value(QStringLiteral("once"));
+    bool inReasoning = false;
+
+    auto askNext = [&] {
+        while (!pending.isEmpty()) {
+            const QString text = pending.takeFirst();
+            if (text.trimmed().isEmpty())
+                continue;
+            if (!parser.isSet(QStringLiteral("once")) && !isatty(STDIN_FILENO))
+                out(QStringLiteral("you> ") + text + QStringLiteral("\n")); // piped input: show it
+            dialog->appendMessage(Message::Role::User, text);
+            dialog->run();
+            return;
+        }
+        if (inputClosed)
+            QCoreApplication::quit();
+        else if (isatty(STDIN_FILENO))
+            out(QStringLiteral("\nyou> "));
+    };
+
+    QObject::connect(dialog, &Dialog::streamBegan, [&] { out(QStringLiteral("model> ")); });
+    QObject::connect(dialog, &Dialog::streamReasoning, [&](const QString& delta) {
+        out(QString::fromLatin1(kDim) + delta + QString::fromLatin1(kReset));
+        inReasoning = true;
+    });
+    QObject::connect(dialog, &Dialog::streamDelta, [&](const QString& delta) {
+        if (inReasoning) {
+            out(QStringLiteral("\n"));
+            inReasoning = false;
+        }
+        out(delta);
+    });
+    QObject::connect(dialog, &Dialog::messageAppended, [&](qint32 index) {
+        const Message m = dialog->getMessages().value(index);
+        if (m.getRole() == Message::Role::Tool)
+            out(QStringLiteral("\n  [tool %1 → %2]\n").arg(m.getName(), m.getContent()));
+    });
+    QObject::connect(dialog, &Dialog::modelFallback, [&](const QString& from, const QString& to, const QString& why) {
+        out(QStringLiteral("\n  [model %1 failed (%2); trying %3]\n").arg(from, why, to));
+    });
+    QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
+        if (dialog->isStreaming())
+            return; // a tool round: the run goes on
+        out(QStringLiteral("\n"));
+        save();
+        askNext();
+    });
+    QObject::connect(dialog, &Dialog::runFailed, [&](const QString& message) {
+        out(QStringLiteral("\n  [failed: %1]\n").arg(message));
+        save();
+        askNext();
+    });
+
+    QSocketNotifier input(STDIN_FILENO, QSocketNotifier::Read);
+    QTextStream stdinStream(stdin);
+    QObject::connect(&input, &QSocketNotifier::activated, [&] {
+        QString line;
+        if (!stdinStream.readLineInto(&line)) {
+            input.setEnabled(false);
+            inputClosed = true;
+            if (!dialog->isStreaming())
+                askNext();
+            return;
+        }
+        pending << line;
+        if (!dialog->isStreaming())
+            askNext();
+    });
+    if (inputClosed) {
+        input.setEnabled(false);
+        askNext();
+    } else {
+        out(QStringLiteral("Type a message and press Enter (Ctrl-D quits).\n"));
+        if (isatty(STDIN_FILENO))
+            out(QStringLiteral("you> "));
+    }
+    const int status = app.exec();
+    if (demo) {
+        demoServer.closeWriteChannel(); // the scripted server exits when its stdin closes
+        demoServer.waitForFinished(2000);
+    }
+    return status;
+}
