@@ -16,6 +16,7 @@ pub mod prompt;
 pub mod provider;
 pub mod run;
 pub mod skill;
+pub mod sse;
 
 pub mod ffi;
 

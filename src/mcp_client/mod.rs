@@ -11,7 +11,7 @@
 //!
 //! **Files.** `jsonrpc` (ids, waiting calls, server requests), `protocol` (initialize, version
 //! negotiation, tools/list, tools/call results), `naming` (`<server>__<tool>`), `stdio`,
-//! `streamable_http`, `sse` (legacy), `event_stream` (SSE parsing), `http` (shared HTTP bits),
+//! `streamable_http`, `sse` (legacy), `http` (shared HTTP bits),
 //! `children` (process ids for exit-time cleanup); this file: a connection, the process-wide
 //! pool, and what one run keeps ([`RunTools`]).
 //!
@@ -23,7 +23,6 @@
 //! ([`retire`]) shuts its connection down; [`shutdown_all`] ends them all.
 
 mod children;
-mod event_stream;
 mod http;
 mod jsonrpc;
 pub mod naming;

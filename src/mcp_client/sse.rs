@@ -2,7 +2,7 @@
 //! `endpoint` event names (relative to the stream's url, or absolutely) where to POST messages;
 //! the server's messages, answers included, arrive as `message` events on the stream.
 
-use super::event_stream::{Event, Parser};
+use crate::sse::{Event, SseDecoder};
 use super::http;
 use super::jsonrpc::Rpc;
 use crate::mcp::Mcp;
@@ -43,7 +43,7 @@ impl LegacySse {
         if !response.status().is_success() {
             return Err(http::status_error(response).await);
         }
-        let mut parser = Parser::default();
+        let mut parser = SseDecoder::new();
         let mut events: Vec<Event> = Vec::new();
         let endpoint = loop {
             if let Some(i) = events.iter().position(|e| e.name == "endpoint") {
@@ -55,7 +55,7 @@ impl LegacySse {
                 break endpoint;
             }
             match response.chunk().await.map_err(|e| http::describe(&e))? {
-                Some(bytes) => parser.feed(&bytes, &mut events),
+                Some(bytes) => parser.feed_events(&bytes, &mut events),
                 None => return Err("the event stream ended before the endpoint event".to_owned()),
             }
         };
@@ -76,9 +76,9 @@ impl LegacySse {
             deliver(&mut events);
             let reason = loop {
                 match response.chunk().await {
-                    Ok(Some(bytes)) => parser.feed(&bytes, &mut events),
+                    Ok(Some(bytes)) => parser.feed_events(&bytes, &mut events),
                     Ok(None) => {
-                        parser.finish(&mut events);
+                        parser.finish_events(&mut events);
                         deliver(&mut events);
                         break "the server ended its event stream".to_owned();
                     }

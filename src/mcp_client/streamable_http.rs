@@ -5,7 +5,7 @@
 //! `Connection::request`). The optional GET stream for unsolicited server messages is not
 //! opened: tools need only request/response.
 
-use super::event_stream::Parser;
+use crate::sse::SseDecoder;
 use super::http::{self, BODY_LIMIT};
 use super::jsonrpc::Rpc;
 use crate::mcp::Mcp;
@@ -115,13 +115,13 @@ impl StreamableHttp {
     }
 
     async fn read_stream(&self, mut response: reqwest::Response, id: u64) -> Result<(), SendError> {
-        let mut parser = Parser::default();
+        let mut parser = SseDecoder::new();
         let mut events = Vec::new();
         loop {
             let chunk = response.chunk().await.map_err(|e| SendError::Failed(http::describe(&e)))?;
             match &chunk {
-                Some(bytes) => parser.feed(bytes, &mut events),
-                None => parser.finish(&mut events),
+                Some(bytes) => parser.feed_events(bytes, &mut events),
+                None => parser.finish_events(&mut events),
             }
             for event in events.drain(..).filter(|e| e.is_message()) {
                 if let Ok(message) = serde_json::from_str::<Value>(&event.data) {

@@ -8,7 +8,6 @@
 pub mod chunk;
 pub mod failure;
 pub mod request;
-pub mod sse;
 pub mod transport;
 
 use crate::{
@@ -294,7 +293,7 @@ impl Run {
                 .ok_or_else(aborted)?;
             return Ok(stream.tool_calls.finish());
         }
-        let mut decoder = sse::SseDecoder::new();
+        let mut decoder = crate::sse::SseDecoder::new();
         let mut pending = Vec::new();
         loop {
             let piece = match response.next().await {

@@ -33,19 +33,35 @@ pub struct SseDecoder {
     bom_matched: u8,
 }
 
-/// The `data` lines of the event currently being assembled.
+/// One dispatched event with its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The `event:` field; "" means the default, `message`.
+    pub name: String,
+    pub data: String,
+}
+
+impl Event {
+    pub fn is_message(&self) -> bool {
+        self.name.is_empty() || self.name == "message"
+    }
+}
+
+/// The fields of the event currently being assembled.
 #[derive(Debug, Default)]
 struct EventBuilder {
     /// Data lines joined by `\n` (raw bytes; decoded at dispatch).
     data: Vec<u8>,
     /// At least one `data` line was seen (an empty `data:` line still counts).
     has_data: bool,
+    /// The last `event:` value (raw bytes).
+    name: Vec<u8>,
 }
 
 impl EventBuilder {
     /// Interprets one complete line (without its line end).
     #[inline]
-    fn line<F: FnMut(String)>(&mut self, line: &[u8], on_event: &mut F) {
+    fn line<F: FnMut(&[u8], String)>(&mut self, line: &[u8], on_event: &mut F) {
         if line.is_empty() {
             self.dispatch(on_event);
             return;
@@ -64,20 +80,24 @@ impl EventBuilder {
             }
             None => (line, &[][..]),
         };
-        // `event`, `id`, `retry` and unknown fields are of no interest here.
+        // `id`, `retry` and unknown fields are of no interest here.
         if field == b"data" {
             if self.has_data {
                 self.data.push(b'\n');
             }
             self.data.extend_from_slice(value);
             self.has_data = true;
+        } else if field == b"event" {
+            self.name.clear();
+            self.name.extend_from_slice(value);
         }
     }
 
     /// Dispatches the pending event, if any `data` line was seen.
     #[inline]
-    fn dispatch<F: FnMut(String)>(&mut self, on_event: &mut F) {
+    fn dispatch<F: FnMut(&[u8], String)>(&mut self, on_event: &mut F) {
         if !self.has_data {
+            self.name.clear();
             return;
         }
         self.has_data = false;
@@ -86,7 +106,8 @@ impl EventBuilder {
             Ok(text) => text,
             Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
         };
-        on_event(text);
+        on_event(&self.name, text);
+        self.name.clear();
     }
 }
 
@@ -98,6 +119,20 @@ impl SseDecoder {
 
     /// Feeds bytes; calls `on_event(data)` for each complete event (the joined data lines).
     pub fn feed(&mut self, bytes: &[u8], mut on_event: impl FnMut(String)) {
+        self.feed_named(bytes, |_, data| on_event(data));
+    }
+
+    /// Feeds bytes; appends each complete event, with its name, to `out`.
+    pub fn feed_events(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+        self.feed_named(bytes, |name, data| out.push(Event { name: String::from_utf8_lossy(name).into_owned(), data }));
+    }
+
+    /// End of stream for `feed_events`; see `finish`.
+    pub fn finish_events(&mut self, out: &mut Vec<Event>) {
+        self.finish_named(|name, data| out.push(Event { name: String::from_utf8_lossy(name).into_owned(), data }));
+    }
+
+    fn feed_named(&mut self, bytes: &[u8], mut on_event: impl FnMut(&[u8], String)) {
         let mut rest = bytes;
         if !self.started {
             rest = self.skip_bom(rest);
@@ -140,6 +175,10 @@ impl SseDecoder {
     /// never came (SPEC §F), and any unterminated last line. The decoder is then ready for a new
     /// stream.
     pub fn finish(&mut self, mut on_event: impl FnMut(String)) {
+        self.finish_named(|_, data| on_event(data));
+    }
+
+    fn finish_named(&mut self, mut on_event: impl FnMut(&[u8], String)) {
         if !self.started && self.bom_matched > 0 {
             // The stream ended inside something that began like a BOM: those bytes are text.
             self.line
@@ -747,5 +786,25 @@ mod tests {
                 "round {round} split: {stream:?}"
             );
         }
+    }
+
+    #[test]
+    fn names_data_and_line_ends() {
+        let mut p = SseDecoder::new();
+        let mut out = Vec::new();
+        p.feed_events(b"event: endpoint\r", &mut out);
+        p.feed_events(b"\ndata: /messages?session_id=1\r\n\r\n: ping\n\ndata: {\"a\":\ndata: 1}\n", &mut out);
+        assert_eq!(out.len(), 1);
+        p.feed_events(b"\nevent: message\ndata:x", &mut out);
+        p.finish_events(&mut out);
+        assert_eq!(
+            out,
+            vec![
+                Event { name: "endpoint".into(), data: "/messages?session_id=1".into() },
+                Event { name: "".into(), data: "{\"a\":\n1}".into() },
+                Event { name: "message".into(), data: "x".into() },
+            ]
+        );
+        assert!(out[1].is_message() && out[2].is_message() && !out[0].is_message());
     }
 }
