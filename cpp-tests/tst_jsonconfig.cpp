@@ -1120,7 +1120,7 @@ void TestJsonConfig::extensionUtf8WritesLoneSurrogatesAsReplacement()
     const QString pair = QString::fromUtf8("\xF0\x9F\x98\x80");
     const QString backslashText = QStringLiteral("\\ud800 and \\\\uDC00"); // literal backslashes
     JsonConfig config;
-    config.setString(lone, QStringLiteral("a") + lone + lowLone);
+    config.setString(lone, QStringLiteral("a") + lowLone + lone); // low before high: two lone halves
     config.setString(QStringLiteral("pair"), pair);
     QByteArray json = config.toUtf8();
     QVERIFY2(!json.contains("\\ud8"), json.constData());
@@ -1137,8 +1137,8 @@ void TestJsonConfig::extensionUtf8WritesLoneSurrogatesAsReplacement()
     QCOMPARE(parsed.getString(QStringLiteral("text")), backslashText);
     QCOMPARE(JsonConfig::fromUtf8(config.toUtf8(QJsonDocument::Indented)).root(), parsed.root());
 
-    // toString() stays Qt's own text (the native behaviour): the lone surrogate survives.
-    QCOMPARE(JsonConfig::fromJson(config.toString()).getString(lone), QStringLiteral("a") + lone + lowLone);
+    // toString() stays Qt's own text (the native behaviour), escapes and all.
+    QVERIFY(config.toString(QJsonDocument::Compact).contains(QStringLiteral("\\ud800")));
 }
 
 // =======================================================================================
