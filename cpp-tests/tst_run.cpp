@@ -304,8 +304,7 @@ private Q_SLOTS:
         QObject owner;
         Dialog* dialog = newDialog(&owner);
         Recorder rec(dialog);
-        dialog->run();
-        QVERIFY(dialog->isStreaming());
+        dialog->run(); // (the run may be over in the core before its queued signals arrive)
         QTRY_COMPARE_WITH_TIMEOUT(rec.ended + rec.failed, 1, 10000);
         QCOMPARE(rec.log, (QStringList{QStringLiteral("began"), QStringLiteral("delta:Hel"), QStringLiteral("delta:lo"),
                                        QStringLiteral("appended:1"), QStringLiteral("ended:Hello")}));
@@ -621,7 +620,8 @@ private Q_SLOTS:
         source->appendMessage(Message::Role::Assistant, QStringLiteral("first"));
         Dialog* clone = center->regenerate(source->getId());
         QVERIFY(clone);
-        QVERIFY(clone->isStreaming());
+        // The run may already be over in the core (isStreaming() false); its signals are
+        // queued to this thread, so a spy made now still sees them.
         QSignalSpy ended(clone, &Dialog::streamEnded);
         QVERIFY(ended.wait(10000));
         QCOMPARE(ended.at(0).at(0).toString(), QStringLiteral("again"));
