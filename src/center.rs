@@ -35,6 +35,9 @@ impl WeakCenter {
 #[derive(Default)]
 pub(crate) struct State {
     pub models: BTreeMap<String, Model>,
+    /// Changes whenever `models` does; unique across Centers (see `Revision`), so it keys the
+    /// providers' pick caches.
+    pub models_revision: Revision,
     pub providers: BTreeMap<String, Provider>,
     pub skills: BTreeMap<String, Skill>,
     pub mcps: BTreeMap<String, Mcp>,
@@ -42,6 +45,24 @@ pub(crate) struct State {
     pub functions: BTreeMap<String, Arc<dyn Function>>,
     pub default_provider: String,
     pub dialogs: BTreeMap<String, Dialog>,
+}
+
+/// A process-wide unique stamp: every new value (a fresh State, a model change) is greater
+/// than all earlier ones, in any Center.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Revision(pub u64);
+
+impl Revision {
+    fn next() -> Revision {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Revision(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Default for Revision {
+    fn default() -> Self {
+        Revision::next()
+    }
 }
 
 impl Default for Center {
@@ -87,11 +108,16 @@ impl Center {
 
     pub fn add_model(&self, model: Model) {
         let id = model.id.clone();
-        insert(&mut self.write().models, &id, model);
+        let mut s = self.write();
+        insert(&mut s.models, &id, model);
+        s.models_revision = Revision::next();
     }
 
     pub fn remove_model(&self, id: &str) {
-        self.write().models.remove(id);
+        let mut s = self.write();
+        if s.models.remove(id).is_some() {
+            s.models_revision = Revision::next();
+        }
     }
 
     pub fn model(&self, id: &str) -> Option<Model> {
@@ -140,8 +166,11 @@ impl Center {
     }
 
     /// `provider.pick_first` against this Center's model pool.
+    /// Remembered per provider while neither it nor this Center's models change, so asking
+    /// again (every run does) is not a scan of the provider's models.
     pub fn pick_first(&self, provider: &Provider, required: u32) -> String {
-        provider.pick_first(required, &self.read().models)
+        let s = self.read();
+        provider.pick_first_cached(required, &s.models, s.models_revision.0)
     }
 
     /// `provider.pick_next` against this Center's model pool.
@@ -391,6 +420,36 @@ mod tests {
 
     fn valid_model(id: &str) -> Model {
         Model { id: id.into(), name: "n".into(), url: "http://h".into(), token: "t".into(), ..Model::new() }
+    }
+
+    #[test]
+    fn remembered_picks_follow_every_change_of_models_and_provider() {
+        let c = Center::new();
+        c.add_model(valid_model("a"));
+        let mut p = Provider::new();
+        p.add_model("a", 1);
+        p.add_model("b", 2);
+        assert_eq!(c.pick_first(&p, 0), "a");
+        assert_eq!(c.pick_first(&p, 0), "a"); // remembered
+        c.add_model(valid_model("b")); // a model change
+        assert_eq!(c.pick_first(&p, 0), "b");
+        c.add_model(Model { token: String::new(), ..valid_model("b") }); // replaced, now invalid
+        assert_eq!(c.pick_first(&p, 0), "a");
+        c.add_model(valid_model("b"));
+        assert_eq!(c.pick_first(&p, 0), "b");
+        p.add_model("a", 3); // a provider change
+        assert_eq!(c.pick_first(&p, 0), "a");
+        p.remove_model("a");
+        assert_eq!(c.pick_first(&p, 0), "b");
+        c.remove_model("b");
+        assert_eq!(c.pick_first(&p, 0), "");
+        let other = Center::new(); // another pool never answers from this one's cache
+        other.add_model(valid_model("b"));
+        assert_eq!(other.pick_first(&p, 0), "b");
+        assert_eq!(c.pick_first(&p, 0), "");
+        let mut q = p.clone();
+        q.add_model("x", 9);
+        assert_eq!(other.pick_first(&q, 0), "b");
     }
 
     #[test]

@@ -25,11 +25,64 @@ pub struct Provider {
     /// The picking order: priority descending, then id ascending. Kept sorted on every change
     /// so that picking is a plain scan, never a sort per call.
     order: Vec<(i32, String)>,
+    /// Recent `pick_first_cached` answers; emptied by every change of this provider.
+    pick_cache: PickCache,
+}
+
+/// (model pool revision, requirement) → picked id, for the last few requirements asked.
+/// Not part of the value: clones start empty and it never affects equality.
+#[derive(Default)]
+struct PickCache(std::sync::Mutex<Vec<(u64, u32, String)>>);
+
+impl PickCache {
+    const ENTRIES: usize = 8;
+
+    fn get(&self, revision: u64, required: u32) -> Option<String> {
+        let entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        entries.iter().find(|(r, q, _)| *r == revision && *q == required).map(|(_, _, id)| id.clone())
+    }
+
+    fn put(&self, revision: u64, required: u32, id: &str) {
+        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        entries.retain(|(r, q, _)| *r == revision && *q != required);
+        if entries.len() == Self::ENTRIES {
+            entries.remove(0);
+        }
+        entries.push((revision, required, id.to_owned()));
+    }
+
+    fn clear(&mut self) {
+        self.0.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+impl Clone for PickCache {
+    fn clone(&self) -> Self {
+        PickCache::default()
+    }
+}
+
+impl PartialEq for PickCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for PickCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PickCache")
+    }
 }
 
 impl Default for Provider {
     fn default() -> Self {
-        Provider { id: new_id(), name: String::new(), priorities: BTreeMap::new(), order: Vec::new() }
+        Provider {
+            id: new_id(),
+            name: String::new(),
+            priorities: BTreeMap::new(),
+            order: Vec::new(),
+            pick_cache: PickCache::default(),
+        }
     }
 }
 
@@ -47,6 +100,7 @@ impl Provider {
         if model_id.is_empty() {
             return;
         }
+        self.pick_cache.clear();
         self.remove_model(model_id);
         self.priorities.insert(model_id.to_owned(), priority);
         let entry = (priority, model_id.to_owned());
@@ -55,6 +109,7 @@ impl Provider {
     }
 
     pub fn remove_model(&mut self, model_id: &str) {
+        self.pick_cache.clear();
         if let Some(priority) = self.priorities.remove(model_id) {
             let entry = (priority, model_id.to_owned());
             if let Ok(at) = self.order.binary_search_by(|e| pick_order(e, &entry)) {
@@ -64,6 +119,7 @@ impl Provider {
     }
 
     pub fn clear_models(&mut self) {
+        self.pick_cache.clear();
         self.priorities.clear();
         self.order.clear();
     }
@@ -89,6 +145,17 @@ impl Provider {
         self.first_qualifying(&self.order, required, pool)
     }
 
+    /// `pick_first`, remembered for `revision` — a stamp that changes whenever `pool` does
+    /// and is never reused for another pool (a Center's models revision).
+    pub fn pick_first_cached(&self, required: u32, pool: &impl ModelPool, revision: u64) -> String {
+        if let Some(id) = self.pick_cache.get(revision, required) {
+            return id;
+        }
+        let id = self.pick_first(required, pool);
+        self.pick_cache.put(revision, required, &id);
+        id
+    }
+
     /// The first qualifying model after `after` in picking order; no wrap-around (that would
     /// loop forever when every model is down). An `after` not in this provider behaves like
     /// `pick_first` (SPEC §E.1).
@@ -106,7 +173,7 @@ impl Provider {
     fn first_qualifying(&self, candidates: &[(i32, String)], required: u32, pool: &impl ModelPool) -> String {
         candidates
             .iter()
-            .find(|(_, id)| pool.model(id).is_some_and(|m| m.is_valid() && m.satisfies(required)))
+            .find(|(_, id)| pool.model(id).is_some_and(|m| m.satisfies(required) && m.is_valid()))
             .map(|(_, id)| id.clone())
             .unwrap_or_default()
     }

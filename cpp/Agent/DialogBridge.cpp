@@ -12,7 +12,10 @@
 #include <QtCore/QJsonObject>
 #include <QtCore/QMetaObject>
 #include <QtCore/QMutexLocker>
+#include <QtCore/QStringDecoder>
 #include <QtCore/QThread>
+
+#include <algorithm>
 
 #include <exception>
 #include <utility>
@@ -23,13 +26,85 @@ using Visindigo::Utility::JsonConfig;
 
 // ---- delivery ------------------------------------------------------------------------------
 
+namespace {
+
+void drain(const GuardPtr& guard);
+
+// Posts the drain unless one is queued or running. Called with the guard's mutex held and
+// the dialog alive.
+void schedule(const GuardPtr& guard, Dialog* dialog)
+{
+    if (guard->posted)
+        return;
+    guard->posted = true;
+    QMetaObject::invokeMethod(dialog, [guard]() { drain(guard); }, Qt::QueuedConnection);
+}
+
+void emitText(Dialog* dialog, DeliveryQueue::Kind kind, const QString& text)
+{
+    if (kind == DeliveryQueue::Delta)
+        Q_EMIT dialog->streamDelta(text);
+    else
+        Q_EMIT dialog->streamReasoning(text);
+}
+
+// On the dialog's thread: delivers what was queued when it started, one signal per event.
+void drain(const GuardPtr& guard)
+{
+    DeliveryQueue batch;
+    {
+        QMutexLocker lock(&guard->mutex);
+        std::swap(batch, guard->queue);
+    }
+    const size_t n = batch.items.size();
+    bool released = false; // `posted` handed back before the last delivery
+    qsizetype offset = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i + 1 == n) {
+            // Before the last delivery: when nothing else waits, let events raised by its
+            // slots on this thread be delivered at once again (as with no queue at all).
+            QMutexLocker lock(&guard->mutex);
+            if (guard->queue.isEmpty()) {
+                guard->posted = false;
+                released = true;
+            }
+        }
+        // Only this thread destroys the dialog (and nulls the pointer), so reading it here
+        // without the mutex is race-free; a slot may have deleted it meanwhile.
+        Dialog* dialog = guard->dialog;
+        if (!dialog)
+            return;
+        const DeliveryQueue::Item item = batch.items[i];
+        if (item.kind == DeliveryQueue::Task) {
+            std::function<void(Dialog*)> task = std::move(batch.tasks.front());
+            batch.tasks.pop_front();
+            task(dialog);
+        } else {
+            const QString text(batch.texts.constData() + offset, qsizetype(item.length));
+            offset += qsizetype(item.length);
+            emitText(dialog, item.kind, text);
+        }
+    }
+    if (released)
+        return;
+    QMutexLocker lock(&guard->mutex);
+    Dialog* dialog = guard->dialog;
+    if (!dialog)
+        return;
+    guard->posted = false;
+    if (!guard->queue.isEmpty())
+        schedule(guard, dialog);
+}
+
+} // namespace
+
 bool dispatch(const GuardPtr& guard, std::function<void(Dialog*)> task)
 {
     QMutexLocker lock(&guard->mutex);
     Dialog* dialog = guard->dialog;
     if (!dialog)
         return false;
-    if (guard->pending == 0 && QThread::currentThread() == dialog->thread()) {
+    if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
         // On the dialog's thread with nothing queued: deliver now. Only this thread may
         // destroy the dialog, so it stays valid without the lock (which must not be held
         // while user slots run: they may append messages themselves).
@@ -37,24 +112,41 @@ bool dispatch(const GuardPtr& guard, std::function<void(Dialog*)> task)
         task(dialog);
         return true;
     }
-    ++guard->pending;
-    QMetaObject::invokeMethod(
-        dialog,
-        [guard, task = std::move(task)]() {
-            Dialog* target = nullptr;
-            {
-                QMutexLocker innerLock(&guard->mutex);
-                --guard->pending;
-                target = guard->dialog;
-            }
-            if (target)
-                task(target);
-        },
-        Qt::QueuedConnection);
+    guard->queue.items.push_back({DeliveryQueue::Task, 0});
+    guard->queue.tasks.push_back(std::move(task));
+    schedule(guard, dialog);
     return true;
 }
 
 namespace {
+
+// A streamed piece of text: packed into the queue (see DialogBridge.h).
+void dispatchText(const GuardPtr& guard, DeliveryQueue::Kind kind, ViStr text)
+{
+    QMutexLocker lock(&guard->mutex);
+    Dialog* dialog = guard->dialog;
+    if (!dialog)
+        return;
+    if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
+        lock.unlock();
+        emitText(dialog, kind, toQString(text));
+        return;
+    }
+    QString& texts = guard->queue.texts;
+    const qsizetype before = texts.size();
+    if (text.data && text.len) {
+        // Decoded straight into the buffer (UTF-16 never needs more units than UTF-8 bytes).
+        const qsizetype needed = before + qsizetype(text.len);
+        if (texts.capacity() < needed)
+            texts.reserve(std::max(needed, 2 * texts.capacity()));
+        texts.resize(needed);
+        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+        QChar* end = decoder.appendToBuffer(texts.data() + before, QByteArrayView(text.data, qsizetype(text.len)));
+        texts.truncate(end - texts.constData());
+    }
+    guard->queue.items.push_back({kind, quint32(texts.size() - before)});
+    schedule(guard, dialog);
+}
 
 std::function<void(Dialog*)> taskFor(const ViEvent& event)
 {
@@ -65,14 +157,9 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
     }
     case VI_EVENT_KIND_STREAM_BEGAN:
         return [](Dialog* d) { Q_EMIT d->streamBegan(); };
-    case VI_EVENT_KIND_STREAM_DELTA: {
-        QString text = toQString(event.text);
-        return [text](Dialog* d) { Q_EMIT d->streamDelta(text); };
-    }
-    case VI_EVENT_KIND_STREAM_REASONING: {
-        QString text = toQString(event.text);
-        return [text](Dialog* d) { Q_EMIT d->streamReasoning(text); };
-    }
+    case VI_EVENT_KIND_STREAM_DELTA:
+    case VI_EVENT_KIND_STREAM_REASONING:
+        break; // packed, see onEvent
     case VI_EVENT_KIND_STREAM_ENDED: {
         QString text = toQString(event.text);
         return [text](Dialog* d) { Q_EMIT d->streamEnded(text); };
@@ -102,7 +189,15 @@ void onEvent(void* userData, const ViEvent* event)
     try {
         if (!userData || !event)
             return;
-        const GuardPtr guard = *static_cast<GuardPtr*>(userData);
+        const GuardPtr& guard = *static_cast<GuardPtr*>(userData);
+        if (event->kind == VI_EVENT_KIND_STREAM_DELTA) {
+            dispatchText(guard, DeliveryQueue::Delta, event->text);
+            return;
+        }
+        if (event->kind == VI_EVENT_KIND_STREAM_REASONING) {
+            dispatchText(guard, DeliveryQueue::Reasoning, event->text);
+            return;
+        }
         std::function<void(Dialog*)> task = taskFor(*event);
         if (task)
             dispatch(guard, std::move(task));

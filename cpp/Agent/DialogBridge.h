@@ -5,15 +5,22 @@
 //
 // Every Dialog registers ONE event callback whose user_data is a heap
 // `std::shared_ptr<DialogGuard>` (released by the core through the destroy callback). The
-// guard says whether the Dialog still exists and how many of its deliveries are queued but
-// not yet run. dispatch() is the single route to a Dialog's thread:
-//   * the Dialog is gone (its destructor nulled the pointer) → the task is dropped;
-//   * the caller is on the Dialog's thread and nothing is queued → the task runs at once;
-//   * otherwise the task is posted (QueuedConnection) to the Dialog, and `pending` counts it
-//     until it runs, so a later event raised on the Dialog's own thread cannot overtake it.
+// guard says whether the Dialog still exists and holds the deliveries that wait for the
+// Dialog's thread, in order. dispatch() / dispatchText() are the only routes there:
+//   * the Dialog is gone (its destructor nulled the pointer) → the delivery is dropped;
+//   * the caller is on the Dialog's thread and nothing waits → it is delivered at once;
+//   * otherwise it is appended to the guard's queue, so a later event raised on the
+//     Dialog's own thread cannot overtake it. The first delivery into an idle queue posts
+//     ONE drain (QueuedConnection) to the Dialog; the drain takes the whole queue and emits
+//     it, one signal per event (one streamDelta per chunk, SPEC §D.1.4), then posts itself
+//     again if more arrived meanwhile (so a fast network never starves the event loop).
+// Streamed texts (deltas, reasoning) are packed: their UTF-16 text goes into one buffer
+// and each costs one 8-byte entry, so a long stream waiting for a busy thread holds about
+// the answer's text, not one heap event per chunk (and the producer pays a mutex and a
+// memcpy per delta instead of an event allocation and an event-loop wake-up).
 // The post happens under the guard's mutex; the Dialog destructor takes the same mutex to
-// null the pointer, so nothing is posted to a Dialog being destroyed, and the posts that
-// are already queued are discarded with the QObject.
+// null the pointer, so nothing is posted to a Dialog being destroyed, and a drain that is
+// already queued is discarded with the QObject (or finds the pointer null and stops).
 //
 // Host functions: a registered Function is owned by a FunctionOwner kept in a process-wide
 // table keyed by the Function pointer (the ViFunction's user_data, so getFunction() can
@@ -29,8 +36,10 @@
 #include <QtCore/QList>
 #include <QtCore/QMutex>
 
+#include <deque>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace Visindigo::Agent {
 
@@ -38,11 +47,27 @@ class Function;
 
 namespace Internal {
 
+// What waits for a Dialog's thread (guarded by DialogGuard::mutex).
+struct DeliveryQueue
+{
+    enum Kind : quint32 { Task, Delta, Reasoning };
+    struct Item
+    {
+        Kind kind;
+        quint32 length; // Delta/Reasoning: UTF-16 code units taken from `texts`
+    };
+    std::vector<Item> items;
+    QString texts;                                // Delta/Reasoning texts, back to back
+    std::deque<std::function<void(Dialog*)>> tasks; // one per Task item
+    bool isEmpty() const { return items.empty(); }
+};
+
 struct DialogGuard
 {
     QMutex mutex;
     Dialog* dialog = nullptr; // guarded by mutex; nulled first thing by ~Dialog
-    qint64 pending = 0;       // deliveries posted and not yet run; guarded by mutex
+    DeliveryQueue queue;      // guarded by mutex
+    bool posted = false;      // a drain is queued or running; guarded by mutex
 };
 using GuardPtr = std::shared_ptr<DialogGuard>;
 

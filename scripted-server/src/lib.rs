@@ -54,7 +54,7 @@
 //! | `{"$reset": true}` | aborts the connection (SO_LINGER 0, close): the client sees ECONNRESET |
 //! | `{"$stall": true}` | nothing more, ever; the connection stays open until the client closes it or the server shuts down |
 //! | `{"$repeat": {"count": N, "delta": "text"}}` | N chunks `{"choices":[{"index":0,"delta":{"content":"text"}}]}` as fast as possible, generated on the fly |
-//! | `{"$paced": {"count": N, "delta": "text", "per_second": R}}` | the same chunks at R per second, each with `"vi_sent_ns"` (send time in nanoseconds since the UNIX epoch) after `choices` |
+//! | `{"$paced": {"count": N, "delta": "text", "per_second": R}}` | the same chunks at R per second, each with `"vi_sent_ns"` (send time in nanoseconds since the UNIX epoch) after `choices`; optional `"stamp_content": true` also appends that number to each chunk's content (for latency measured from the delta alone) |
 //!
 //! A directive is an object with exactly one key, which starts with `$`. Each listed event is
 //! sent as its own HTTP chunk; `$repeat` output goes out in 32 KiB chunks. Bytes already sent

@@ -108,6 +108,9 @@ pub(crate) enum Event {
         count: u64,
         delta: String,
         per_second: f64,
+        /// Also append the send time (decimal ns) to each chunk's content, so a client that
+        /// only sees the content (a delta signal) can measure latency.
+        stamp_content: bool,
     },
 }
 
@@ -282,7 +285,13 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
             })
         }
         "$paced" => {
-            let args = arguments(value, "$paced", &["count", "delta", "per_second"])?;
+            let mut plain = value.clone();
+            let stamp_content = match plain.as_object_mut().and_then(|o| o.remove("stamp_content")) {
+                None => false,
+                Some(Value::Bool(b)) => b,
+                Some(_) => return Err("$paced.stamp_content must be a boolean".into()),
+            };
+            let args = arguments(&plain, "$paced", &["count", "delta", "per_second"])?;
             let per_second = args["per_second"]
                 .as_f64()
                 .filter(|rate| rate.is_finite() && *rate > 0.0)
@@ -291,6 +300,7 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
                 count: non_negative(&args["count"], "$paced.count")?,
                 delta: string(&args["delta"], "$paced.delta")?,
                 per_second,
+                stamp_content,
             })
         }
         other => Err(format!("unknown directive \"{other}\"")),
@@ -383,7 +393,8 @@ mod tests {
                 Event::Paced {
                     count: 2,
                     delta: "y".into(),
-                    per_second: 10.0
+                    per_second: 10.0,
+                    stamp_content: false
                 },
             ]
         );

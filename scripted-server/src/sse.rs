@@ -8,7 +8,6 @@
 use std::io;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::builders::chat_chunk_content;
@@ -55,12 +54,14 @@ pub(crate) async fn stream_events(
                 count,
                 delta,
                 per_second,
+                stamp_content,
             } => {
                 paced(
                     writer,
                     *count,
-                    &chat_chunk_content(delta),
+                    delta,
                     *per_second,
+                    *stamp_content,
                     line_ending,
                 )
                 .await?
@@ -89,24 +90,31 @@ fn field_lines(field: &str, text: &str, line_ending: &str) -> Vec<u8> {
 /// Sends `count` copies of `chunk` at `per_second`, each with `vi_sent_ns` (wall-clock nanoseconds
 /// since the UNIX epoch, taken just before the write) so a client can measure delivery latency.
 /// Chunk `i` is due at `start + i / per_second`; a late chunk is sent at once without sleeping,
-/// so the average rate holds even above the timer's millisecond resolution.
+/// so the average rate holds even above the timer's millisecond resolution. With
+/// `stamp_content` the same number is also appended (in decimal) to the chunk's content.
 async fn paced(
     writer: &mut ChunkedWriter<'_>,
     count: u64,
-    chunk: &Value,
+    delta: &str,
     per_second: f64,
+    stamp_content: bool,
     line_ending: &str,
 ) -> io::Result<()> {
+    let chunk = chat_chunk_content(delta);
     let start = Instant::now();
     for i in 0..count {
         let due = start + Duration::from_secs_f64(i as f64 / per_second);
         if Instant::now() < due {
             sleep_until(due).await;
         }
-        let mut stamped = chunk.clone();
         let sent_ns = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
+        let mut stamped = if stamp_content {
+            chat_chunk_content(&format!("{delta}{sent_ns}"))
+        } else {
+            chunk.clone()
+        };
         stamped["vi_sent_ns"] = sent_ns.into();
         writer
             .write(&field_lines("data", &stamped.to_string(), line_ending))

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+//
+// Stream delivery against the scripted server (benches/run.py starts it and sets the script).
+//
+//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency]
+//
+//   ours   Dialog::run(); every delta arrives as a streamDelta signal on the main thread.
+//          Time = streamBegan → streamEnded.
+//   qt     the Qt-native way: QNetworkAccessManager, SSE decoded on readyRead, every chunk
+//          parsed with QJsonDocument, one Qt signal per delta. Time = request sent → finished.
+//   cabi   the bare C ABI: a callback counting StreamDelta events on the library thread.
+//
+// With --latency every delta's content is the server's send time in ns (the $paced
+// directive's stamp_content), and the per-delta latency server write → signal is reported.
+#include "bench_common.h"
+
+#include <Agent/Center.h>
+#include <Agent/Dialog.h>
+#include <Agent/Model.h>
+#include <Agent/Provider.h>
+#include <visindigo_agent.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QObject>
+#include <QtCore/QUrl>
+#include <QtNetwork/QNetworkAccessManager>
+#include <QtNetwork/QNetworkReply>
+#include <QtNetwork/QNetworkRequest>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace Visindigo::Agent;
+
+namespace {
+
+struct Result
+{
+    qint64 deltas = 0;
+    qint64 chars = 0;
+    double seconds = 0;
+    std::vector<long long> latencies; // ns
+    QString failure;
+};
+
+void note(Result& r, const QString& delta, bool latency)
+{
+    ++r.deltas;
+    r.chars += delta.size();
+    if (latency) {
+        bool ok = false;
+        const long long sent = delta.toLongLong(&ok);
+        if (ok)
+            r.latencies.push_back(bench::wallNs() - sent);
+    }
+}
+
+// ---- ours ---------------------------------------------------------------------------------------
+Result runOurs(int port, bool latency)
+{
+    Result r;
+    Center* center = Center::getInstance();
+    Model model;
+    model.setName(QStringLiteral("bench-model"))
+        .setUrl(QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(port)))
+        .setToken(QStringLiteral("k"))
+        .setTimeoutMs(600000)
+        .setIdleTimeoutMs(60000);
+    center->addModel(model);
+    Provider provider(QStringLiteral("bench"));
+    provider.addModel(model.getId(), 1);
+    center->addProvider(provider);
+    center->setDefaultProvider(provider.getId());
+    Dialog* dialog = center->createDialog();
+    dialog->appendMessage(Message::Role::User, QStringLiteral("stream please"));
+    double began = 0;
+    QObject::connect(dialog, &Dialog::streamBegan, [&] { began = bench::now(); });
+    QObject::connect(dialog, &Dialog::streamDelta, [&](const QString& d) { note(r, d, latency); });
+    QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
+        r.seconds = bench::now() - began;
+        QCoreApplication::quit();
+    });
+    QObject::connect(dialog, &Dialog::runFailed, [&](const QString& m) {
+        r.failure = m;
+        QCoreApplication::quit();
+    });
+    dialog->run();
+    QCoreApplication::exec();
+    return r;
+}
+
+// ---- the Qt-native baseline -------------------------------------------------------------------
+class NativeReader : public QObject
+{
+    Q_OBJECT
+public:
+    explicit NativeReader(int port) : m_port(port) {}
+
+    void start()
+    {
+        QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_port)));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+        request.setRawHeader("Authorization", "Bearer k");
+        request.setRawHeader("Accept", "text/event-stream");
+        const QJsonObject body{
+            {QStringLiteral("model"), QStringLiteral("bench-model")},
+            {QStringLiteral("stream"), true},
+            {QStringLiteral("messages"),
+             QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                    {QStringLiteral("content"), QStringLiteral("stream please")}}}}};
+        Q_EMIT streamBegan();
+        m_reply = m_manager.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
+        connect(m_reply, &QNetworkReply::readyRead, this, &NativeReader::onReadyRead);
+        connect(m_reply, &QNetworkReply::finished, this, &NativeReader::onFinished);
+    }
+
+Q_SIGNALS:
+    void streamBegan();
+    void streamDelta(const QString& delta);
+    void streamEnded(const QString& content);
+    void failed(const QString& message);
+
+private:
+    void onReadyRead()
+    {
+        m_buffer += m_reply->readAll();
+        qsizetype from = 0;
+        for (;;) {
+            const qsizetype end = m_buffer.indexOf("\n\n", from);
+            if (end < 0)
+                break;
+            handleEvent(QByteArrayView(m_buffer).sliced(from, end - from));
+            from = end + 2;
+        }
+        m_buffer.remove(0, from);
+    }
+
+    void handleEvent(QByteArrayView event)
+    {
+        QByteArray data;
+        for (QByteArrayView line : QByteArray::fromRawData(event.data(), event.size()).split('\n')) {
+            if (line.startsWith("data:")) {
+                QByteArrayView value = line.sliced(5);
+                if (value.startsWith(' '))
+                    value = value.sliced(1);
+                if (!data.isEmpty())
+                    data += '\n';
+                data += value;
+            }
+        }
+        if (data.isEmpty() || data == "[DONE]")
+            return;
+        const QJsonDocument doc = QJsonDocument::fromJson(data);
+        const QJsonValue content = doc.object()
+                                       .value(QStringLiteral("choices"))
+                                       .toArray()
+                                       .at(0)
+                                       .toObject()
+                                       .value(QStringLiteral("delta"))
+                                       .toObject()
+                                       .value(QStringLiteral("content"));
+        if (content.isString()) {
+            const QString text = content.toString();
+            m_content += text;
+            Q_EMIT streamDelta(text);
+        }
+    }
+
+    void onFinished()
+    {
+        if (m_reply->error() != QNetworkReply::NoError)
+            Q_EMIT failed(m_reply->errorString());
+        else
+            Q_EMIT streamEnded(m_content);
+        m_reply->deleteLater();
+    }
+
+    int m_port;
+    QNetworkAccessManager m_manager;
+    QNetworkReply* m_reply = nullptr;
+    QByteArray m_buffer;
+    QString m_content;
+};
+
+Result runQt(int port, bool latency)
+{
+    Result r;
+    NativeReader reader(port);
+    double began = 0;
+    QObject::connect(&reader, &NativeReader::streamBegan, [&] { began = bench::now(); });
+    QObject::connect(&reader, &NativeReader::streamDelta, [&](const QString& d) { note(r, d, latency); });
+    QObject::connect(&reader, &NativeReader::streamEnded, [&](const QString&) {
+        r.seconds = bench::now() - began;
+        QCoreApplication::quit();
+    });
+    QObject::connect(&reader, &NativeReader::failed, [&](const QString& m) {
+        r.failure = m;
+        QCoreApplication::quit();
+    });
+    reader.start();
+    QCoreApplication::exec();
+    return r;
+}
+
+// ---- the bare C ABI ---------------------------------------------------------------------------
+struct CabiState
+{
+    std::mutex mutex;
+    std::condition_variable done;
+    bool finished = false;
+    double began = 0;
+    double ended = 0;
+    qint64 deltas = 0;
+    qint64 bytes = 0;
+    std::string failure;
+};
+
+void onCabiEvent(void* userData, const ViEvent* event)
+{
+    auto* s = static_cast<CabiState*>(userData);
+    switch (event->kind) {
+    case VI_EVENT_KIND_STREAM_BEGAN:
+        s->began = bench::now();
+        break;
+    case VI_EVENT_KIND_STREAM_DELTA:
+        ++s->deltas;
+        s->bytes += qint64(event->text.len);
+        break;
+    case VI_EVENT_KIND_STREAM_ENDED:
+    case VI_EVENT_KIND_RUN_FAILED: {
+        std::lock_guard<std::mutex> lock(s->mutex);
+        s->ended = bench::now();
+        if (event->kind == VI_EVENT_KIND_RUN_FAILED)
+            s->failure.assign(event->text.data, event->text.len);
+        s->finished = true;
+        s->done.notify_all();
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+#define LIT(s) s, sizeof(s) - 1
+
+Result runCabi(int port)
+{
+    Result r;
+    CabiState state;
+    ViCenter* center = nullptr;
+    ViModel* model = nullptr;
+    ViProvider* provider = nullptr;
+    ViDialog* dialog = nullptr;
+    const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+    vi_center_new(&center);
+    vi_model_new(&model);
+    vi_model_set_name(model, LIT("bench-model"));
+    vi_model_set_url(model, url.data(), url.size());
+    vi_model_set_token(model, LIT("k"));
+    vi_model_set_timeout_ms(model, 600000);
+    vi_model_set_idle_timeout_ms(model, 60000);
+    vi_center_add_model(center, model);
+    vi_provider_new(LIT("bench"), &provider);
+    const ViStr modelId = vi_model_id(model);
+    vi_provider_add_model(provider, modelId.data, modelId.len, 1);
+    vi_center_add_provider(center, provider);
+    const ViStr providerId = vi_provider_id(provider);
+    vi_center_set_default_provider(center, providerId.data, providerId.len);
+    vi_center_create_dialog(center, &dialog);
+    ViMessage* message = nullptr;
+    vi_message_new(1, LIT("stream please"), &message);
+    vi_dialog_append_message(dialog, message);
+    vi_message_free(message);
+    vi_dialog_set_event_callback(dialog, &onCabiEvent, &state, nullptr);
+    vi_dialog_run(dialog);
+    {
+        std::unique_lock<std::mutex> lock(state.mutex);
+        state.done.wait(lock, [&] { return state.finished; });
+    }
+    r.seconds = state.ended - state.began;
+    r.deltas = state.deltas;
+    r.chars = state.bytes;
+    r.failure = QString::fromStdString(state.failure);
+    vi_dialog_set_event_callback(dialog, nullptr, nullptr, nullptr);
+    vi_dialog_free(dialog);
+    vi_provider_free(provider);
+    vi_model_free(model);
+    vi_center_free(center);
+    return r;
+}
+
+long long percentile(std::vector<long long> v, double p)
+{
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    const size_t at = std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5));
+    return v[at];
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addOption({QStringLiteral("port"), QStringLiteral("server port"), QStringLiteral("port")});
+    parser.addOption({QStringLiteral("impl"), QStringLiteral("ours|qt|cabi"), QStringLiteral("impl")});
+    parser.addOption({QStringLiteral("case"), QStringLiteral("case name"), QStringLiteral("case")});
+    parser.addOption({QStringLiteral("latency"), QStringLiteral("deltas carry send times")});
+    parser.process(app);
+    const int port = parser.value(QStringLiteral("port")).toInt();
+    const QString impl = parser.value(QStringLiteral("impl"));
+    const bool latency = parser.isSet(QStringLiteral("latency"));
+    Result r;
+    if (impl == QLatin1String("ours"))
+        r = runOurs(port, latency);
+    else if (impl == QLatin1String("qt"))
+        r = runQt(port, latency);
+    else
+        r = runCabi(port);
+    std::string extra = "\"deltas\":" + std::to_string(r.deltas) + ",\"chars\":" + std::to_string(r.chars)
+                        + ",\"peak_rss_kib\":" + std::to_string(bench::peakRssKiB());
+    if (latency)
+        extra += ",\"p50_ns\":" + std::to_string(percentile(r.latencies, 0.50))
+                 + ",\"p99_ns\":" + std::to_string(percentile(r.latencies, 0.99));
+    if (!r.failure.isEmpty())
+        extra += ",\"failure\":" + QJsonDocument(QJsonArray{r.failure}).toJson(QJsonDocument::Compact).toStdString();
+    bench::report(parser.value(QStringLiteral("case")).toUtf8().constData(), impl.toUtf8().constData(), r.seconds, extra);
+    return r.failure.isEmpty() ? 0 : 1;
+}
+
+#include "bench_stream.moc"

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Runs every benchmark side by side and prints the results table (see BENCHMARKS.md).
+
+    benches/run.py BUILD_DIR [--runs N] [--quick] [--python PY] [--json OUT]
+
+Expects BUILD_DIR to hold bench_values, bench_stream (benches/) and cargo/release/
+vi-scripted-server; benches/run.sh builds all of them. Every figure is the median of N runs
+(default 5); within a run the implementations take turns, so ours and the baselines see the
+same machine state.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+class Server:
+    def __init__(self, exe):
+        self.proc = subprocess.Popen([exe, "--script", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().split()
+        assert line[0] == "PORT", line
+        self.port = int(line[1])
+
+    def script(self, events):
+        body = json.dumps({"responses": [{"events": events + [{"$done": True}]}], "repeat_last": True}).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/__script", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req).read()
+
+    def stop(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def run_json(cmd, env=None):
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=900)
+    rows = [json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")]
+    if out.returncode != 0:
+        for r in rows:
+            r.setdefault("failure", f"exit {out.returncode}")
+        if not rows:
+            rows = [{"failure": f"exit {out.returncode}"}]
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="small sizes, for checking the harness")
+    ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--only", default="", help="comma-separated groups: stream,latency,memory,values,core")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    groups = set(args.only.split(",")) if args.only else {"stream", "latency", "memory", "values", "core"}
+    samples = {}  # (case, impl) -> list of rows
+
+    def add(rows):
+        for r in rows:
+            samples.setdefault((r.get("case", "?"), r.get("impl", "?")), []).append(r)
+            print("  ", json.dumps(r), file=sys.stderr, flush=True)
+
+    stream_exe = os.path.join(build, "benches", "bench_stream")
+    values_exe = os.path.join(build, "benches", "bench_values")
+    server = Server(os.path.join(build, "cargo", "release", "vi-scripted-server"))
+    have_python = os.path.exists(args.python)
+    scale = 10 if args.quick else 1
+    try:
+        stream_cases = []
+        if "stream" in groups:
+            stream_cases += [("stream_20k", [{"$repeat": {"count": 20000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"]),
+                             ("stream_300k", [{"$repeat": {"count": 300000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"])]
+        if "memory" in groups:
+            stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
+        if "latency" in groups:
+            stream_cases += [("latency_paced_1000", [{"$paced": {"count": 2000 // scale, "delta": "", "per_second": 1000, "stamp_content": True}}],
+                              ["ours", "qt", "python"])]
+        for case, events, impls in stream_cases:
+            server.script(events)
+            print(f"{case}:", file=sys.stderr, flush=True)
+            lat = ["--latency"] if case.startswith("latency") else []
+            for _ in range(args.runs):
+                for impl in impls:
+                    if impl == "python":
+                        if have_python:
+                            add(run_json([args.python, os.path.join(HERE, "peer_openai.py"), str(server.port), case] + lat))
+                    else:
+                        add(run_json([stream_exe, "--port", str(server.port), "--impl", impl, "--case", case] + lat))
+        if "values" in groups:
+            print("values:", file=sys.stderr, flush=True)
+            for _ in range(args.runs):
+                add(run_json([values_exe] + (["--quick"] if args.quick else [])))
+        if "core" in groups:
+            print("core:", file=sys.stderr, flush=True)
+            env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(build, "cargo"))
+            add(run_json(["cargo", "bench", "-q", "--manifest-path", os.path.join(ROOT, "Cargo.toml"), "--bench", "core", "--", str(args.runs)], env=env))
+    finally:
+        server.stop()
+
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({f"{c}|{i}": v for (c, i), v in samples.items()}, f, indent=1)
+    print_table(samples, args.runs)
+
+
+def med(samples, case, impl, key="seconds"):
+    rows = samples.get((case, impl), [])
+    vals = [r[key] for r in rows if key in r and "failure" not in r]
+    fails = [r["failure"] for r in rows if "failure" in r]
+    return (statistics.median(vals) if vals else None), len(vals), fails
+
+
+def fmt_s(v):
+    if v is None:
+        return "—"
+    if v >= 1:
+        return f"{v:.3f} s"
+    if v >= 1e-3:
+        return f"{v * 1e3:.2f} ms"
+    return f"{v * 1e6:.1f} µs"
+
+
+def print_table(samples, runs):
+    lines = ["| measurement | ours | baseline | ratio ours/baseline | target | met |", "|---|---|---|---|---|---|"]
+
+    def row(name, ours, base, ratio, target, met):
+        lines.append(f"| {name} | {ours} | {base} | {ratio} | {target} | {'yes' if met else ('—' if met is None else 'NO')} |")
+
+    for case in ("stream_20k", "stream_300k"):
+        o, n, f = med(samples, case, "ours")
+        q, _, _ = med(samples, case, "qt")
+        p, _, _ = med(samples, case, "python")
+        c, _, _ = med(samples, case, "cabi")
+        deltas = med(samples, case, "ours", "deltas")[0]
+        if o:
+            row(f"{case}: streamBegan→streamEnded, one signal per delta (n={n}{', failures: ' + str(len(f)) if f else ''})",
+                f"{fmt_s(o)} ({deltas / o:,.0f} deltas/s)", f"Qt-native {fmt_s(q)}", f"{o / q:.3f} (×{q / o:.1f} throughput)" if q else "—",
+                "≥ 3× Qt-native throughput", q is not None and q / o >= 3)
+            if p:
+                row(f"{case}: vs openai Python SDK", fmt_s(o), f"python {fmt_s(p)}", f"{o / p:.3f} (×{p / o:.1f} throughput)", "≥ 10× Python SDK", p / o >= 10)
+            if c:
+                row(f"{case}: bare C ABI callback", f"{fmt_s(c)} ({deltas / c:,.0f} deltas/s)", "—", "—", "(information)", None)
+        for impl in ("ours", "qt", "cabi", "python"):
+            r, _, _ = med(samples, case, impl, "peak_rss_kib")
+            if r and impl == "ours":
+                q_r = med(samples, case, "qt", "peak_rss_kib")[0]
+                target = "≤ 40 MB" if case == "stream_300k" else "flat"
+                row(f"{case}: peak RSS", f"{r / 1024:.1f} MB", f"Qt-native {q_r / 1024:.1f} MB" if q_r else "—",
+                    f"{r / q_r:.2f}" if q_r else "—", target, (r / 1024 <= 40) if case == "stream_300k" else None)
+        rp = med(samples, case, "python", "peak_rss_kib")[0]
+        rc = med(samples, case, "cabi", "peak_rss_kib")[0]
+        if rp or rc:
+            row(f"{case}: peak RSS of the other readers", f"C ABI {rc / 1024:.1f} MB" if rc else "—", f"python {rp / 1024:.1f} MB" if rp else "—", "—", "(information)", None)
+    case = "stream_100MB"
+    o, n, f = med(samples, case, "ours")
+    if o or f:
+        q, _, qf = med(samples, case, "qt")
+        r = med(samples, case, "ours", "peak_rss_kib")[0]
+        qr = med(samples, case, "qt", "peak_rss_kib")[0]
+        ch = med(samples, case, "ours", "chars")[0]
+        row(f"100 MB answer (1M deltas of 100 chars; n={n}, failures {len(f)})",
+            f"{fmt_s(o)}, peak {r / 1024:.0f} MB, {ch / 1e6:.0f}M chars" if o else "failed",
+            f"Qt-native {fmt_s(q)}, peak {qr / 1024:.0f} MB" if q else "—", f"{o / q:.3f}" if (o and q) else "—",
+            "completes", bool(o) and not f)
+        c = med(samples, case, "cabi")[0]
+        cr = med(samples, case, "cabi", "peak_rss_kib")[0]
+        if c:
+            row("100 MB answer, bare C ABI", f"{fmt_s(c)}, peak {cr / 1024:.0f} MB", "—", "—", "(information)", None)
+    case = "latency_paced_1000"
+    o = med(samples, case, "ours", "p50_ns")[0]
+    if o:
+        o99 = med(samples, case, "ours", "p99_ns")[0]
+        q = med(samples, case, "qt", "p50_ns")[0]
+        q99 = med(samples, case, "qt", "p99_ns")[0]
+        p = med(samples, case, "python", "p50_ns")[0]
+        p99 = med(samples, case, "python", "p99_ns")[0]
+        row("per-delta latency server write → signal, paced 1,000/s: p50", f"{o / 1e3:.0f} µs",
+            f"Qt-native {q / 1e3:.0f} µs" + (f", python {p / 1e3:.0f} µs" if p else ""), f"{o / q:.2f}", "p50 ≤ 100 µs", o <= 100e3)
+        row("… p99", f"{o99 / 1e3:.0f} µs", f"Qt-native {q99 / 1e3:.0f} µs" + (f", python {p99 / 1e3:.0f} µs" if p99 else ""),
+            f"{o99 / q99:.2f}", "(information)", None)
+
+    def pair(case, name, target, check, per=None):
+        o, n, _ = med(samples, case, "ours")
+        q, _, _ = med(samples, case, "qt")
+        if o is None or q is None:
+            return
+        row(f"{name} (n={n})", fmt_s(o), fmt_s(q), f"{o / q:.3f}", target, check(o, q))
+
+    pair("center_save_13MB", "Center::toJson().toString(Compact), 200×200×300 chars vs QJsonDocument", "≥ 2× faster", lambda o, q: q / o >= 2)
+    pair("center_load_13MB", "JsonConfig::parse + Center::fromJson vs QJsonDocument::fromJson + walk", "≥ 2× faster", lambda o, q: q / o >= 2)
+    pair("request_body_10k", "request body, 10,000-message dialog (ours: Rust core) vs QJsonObject", "not slower", lambda o, q: o <= q)
+    pair("message_create_get_100k", "100k Message create + getContent vs plain pimpl QString class", "≤ 1.5×", lambda o, q: o / q <= 1.5)
+    pair("message_copy_set_get_100k", "100k Message copy + setContent + getContent vs plain class", "(information)", lambda o, q: None)
+    o, n, _ = med(samples, "getmessages_10k_x1000", "ours")
+    q = med(samples, "getmessages_10k_x1000", "qt")[0]
+    if o is not None:
+        row(f"getMessages() ×1,000 on 10,000 messages, unchanged (n={n})", f"{fmt_s(o)} ({o / 1000 * 1e9:.0f} ns/call)",
+            f"QList copy {fmt_s(q)}", f"{o / q:.1f}", "≤ 1 µs per call", o / 1000 <= 1e-6)
+        a = med(samples, "getmessages_10k_after_change", "ours")[0]
+        row("getMessages() first call after an append (rebuild, 10,001 messages)", fmt_s(a), "—", "—", "(information)", None)
+    pair("pickfirst_first_x10000", "Provider::pickFirst ×10,000, 1,000 models, first matches", "≥ 10× faster", lambda o, q: q / o >= 10)
+    pair("pickfirst_last_x10000", "Provider::pickFirst ×10,000, 1,000 models, only the last matches", "≥ 10× faster", lambda o, q: q / o >= 10)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
