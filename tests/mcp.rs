@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use support::*;
-use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script};
+use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done};
 use visindigo_agent::event::EventSink;
 use visindigo_agent::{Event, Function, FunctionSpec, Mcp, Message, Role, ToolReply, Transport, mcp_client};
 
@@ -100,10 +100,6 @@ impl Drop for HttpServer {
     }
 }
 
-fn chat(steps: Vec<Step>) -> ScriptedServer {
-    ScriptedServer::start(script(steps)).expect("the scripted server starts")
-}
-
 /// A response that calls the given tools (name, arguments JSON), in order.
 fn calls(tools: &[(&str, &str)]) -> Step {
     let mut events: Vec<Value> = tools
@@ -160,17 +156,17 @@ fn stdio_children() -> Vec<i32> {
 }
 
 /// Runs the dialog to its end and returns the request bodies the chat server received.
-fn run(d: &visindigo_agent::Dialog, srv: &ScriptedServer, test: &str) -> Vec<Value> {
+fn run(d: &visindigo_agent::Dialog, srv: &ScriptedServer) -> Vec<Value> {
     d.append_message(Message::new(Role::User, "go"));
     d.run();
     wait_for("the run to finish", || !d.is_streaming());
-    bodies(srv, test)
+    bodies(srv)
 }
 
 #[test]
 fn stdio_tools_are_offered_with_their_schemas_and_called() {
     let _serial = serial();
-    let srv = chat(vec![
+    let srv = chat_server(vec![
         calls(&[("calc_tools__add", r#"{"a":2,"b":3}"#), ("calc_tools__env", r#"{"name":"VI_MCP_TEST"}"#)]),
         answer("done"),
     ]);
@@ -178,7 +174,7 @@ fn stdio_tools_are_offered_with_their_schemas_and_called() {
     let mut entry = stdio_entry("calc tools");
     entry.environment.insert("VI_MCP_TEST".into(), "from the entry".into());
     c.add_mcp(entry);
-    let bodies = run(&d, &srv, "mcp-stdio");
+    let bodies = run(&d, &srv);
     assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
     assert_eq!(
         tool_names(&bodies[0]),
@@ -215,7 +211,7 @@ impl Function for Local {
 fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
     let _serial = serial();
     mcp_client::shutdown_all();
-    let srv = chat(vec![answer("a"), calls(&[("calc__add", "{}"), ("calc__add_2", r#"{"a":1,"b":1}"#)]), answer("b")]);
+    let srv = chat_server(vec![answer("a"), calls(&[("calc__add", "{}"), ("calc__add_2", r#"{"a":1,"b":1}"#)]), answer("b")]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_mcp(stdio_entry("calc"));
     let mut off = stdio_entry("calc");
@@ -224,7 +220,7 @@ fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
     let mut lazy = stdio_entry("lazy");
     lazy.auto_start = false;
     d.add_mcp(lazy);
-    let bodies = run(&d, &srv, "mcp-override");
+    let bodies = run(&d, &srv);
     assert!(bodies[0].get("tools").is_none(), "nothing offered: {}", bodies[0]);
     assert!(mcp_failures(&rec.snapshot()).is_empty());
     assert!(stdio_children().is_empty(), "neither the overridden nor the non-autoStart server is started");
@@ -234,7 +230,7 @@ fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
     d.remove_mcp("calc");
     let spec = FunctionSpec { id: "calc__add".into(), name: "local".into(), description: "local".into(), parameter_schema: json!({"type": "object"}) };
     d.add_function(Arc::new(Local(spec)));
-    let bodies = run(&d, &srv, "mcp-override");
+    let bodies = run(&d, &srv);
     assert_eq!(&tool_names(&bodies[1])[..3], ["calc__add", "calc__add_2", "calc__shout_loud_"]);
     assert_eq!(tool(&bodies[1], "calc__add_2")["description"], "Adds two integers.");
     let messages = d.messages();
@@ -247,7 +243,7 @@ fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
 fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
     let _serial = serial();
     let server = HttpServer::start("streamable-http", None);
-    let srv = chat(vec![
+    let srv = chat_server(vec![
         calls(&[("web__shout_loud_", r#"{"text":"hello"}"#)]),
         answer("done"),
         calls(&[("web__add", r#"{"a":40,"b":2}"#)]),
@@ -255,7 +251,7 @@ fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
     ]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_mcp(server.entry("web", Transport::StreamableHttp, "/mcp"));
-    let bodies = run(&d, &srv, "mcp-http");
+    let bodies = run(&d, &srv);
     assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
     assert!(tool_names(&bodies[0]).contains(&"web__shout_loud_".to_owned()));
     assert_eq!(d.messages()[2].content, "HELLO");
@@ -263,7 +259,7 @@ fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
     let port = server.port;
     drop(server);
     let _server = HttpServer::start("streamable-http", Some(port));
-    let bodies = run(&d, &srv, "mcp-http");
+    let bodies = run(&d, &srv);
     assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
     assert_eq!(bodies[3]["messages"].as_array().unwrap().last().unwrap()["content"], "42");
     assert_eq!(d.last_message().content, "again");
@@ -273,10 +269,10 @@ fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
 fn legacy_sse_tools_work() {
     let _serial = serial();
     let server = HttpServer::start("sse", None);
-    let srv = chat(vec![calls(&[("old__add", r#"{"a":1,"b":1}"#)]), answer("done")]);
+    let srv = chat_server(vec![calls(&[("old__add", r#"{"a":1,"b":1}"#)]), answer("done")]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_mcp(server.entry("old", Transport::Sse, "/sse"));
-    let bodies = run(&d, &srv, "mcp-sse");
+    let bodies = run(&d, &srv);
     assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
     assert_eq!(tool(&bodies[0], "old__add")["parameters"]["properties"]["b"]["type"], "integer");
     assert_eq!(bodies[1]["messages"][2]["content"], "2");
@@ -286,7 +282,7 @@ fn legacy_sse_tools_work() {
 #[test]
 fn tool_errors_and_a_dying_server_become_error_results_and_it_restarts_next_run() {
     let _serial = serial();
-    let srv = chat(vec![
+    let srv = chat_server(vec![
         calls(&[("crash__broken", "{}")]),
         calls(&[("crash__die", "")]),
         answer("still here"),
@@ -295,7 +291,7 @@ fn tool_errors_and_a_dying_server_become_error_results_and_it_restarts_next_run(
     ]);
     let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_mcp(stdio_entry("crash"));
-    run(&d, &srv, "mcp-crash");
+    run(&d, &srv);
     let messages = d.messages();
     let broken: Value = serde_json::from_str(&messages[2].content).unwrap();
     assert!(broken["error"].as_str().unwrap().contains("broken on purpose"), "{broken}");
@@ -303,7 +299,7 @@ fn tool_errors_and_a_dying_server_become_error_results_and_it_restarts_next_run(
     let reason = died["error"].as_str().unwrap();
     assert!(reason.contains("exited") && reason.contains("dying on request"), "{reason}");
     assert_eq!(messages[5].content, "still here");
-    run(&d, &srv, "mcp-crash");
+    run(&d, &srv);
     let messages = d.messages();
     assert_eq!(messages[8].content, "3");
     assert_eq!(messages[9].content, "back");
@@ -312,7 +308,7 @@ fn tool_errors_and_a_dying_server_become_error_results_and_it_restarts_next_run(
 #[test]
 fn unreachable_servers_are_reported_once_and_the_run_goes_on() {
     let _serial = serial();
-    let srv = chat(vec![answer("fine")]);
+    let srv = chat_server(vec![answer("fine")]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     let mut ghost = Mcp::new("ghost");
     ghost.command = "/nonexistent/visindigo-mcp-server".into();
@@ -322,7 +318,7 @@ fn unreachable_servers_are_reported_once_and_the_run_goes_on() {
     silent.arguments = vec![script_path("silent_server.py")];
     d.add_mcp(silent);
     let started = Instant::now();
-    let bodies = run(&d, &srv, "mcp-unreachable");
+    let bodies = run(&d, &srv);
     let took = started.elapsed();
     assert!(took >= Duration::from_secs(9) && took < Duration::from_secs(19), "{took:?}");
     let failures = mcp_failures(&rec.snapshot());
@@ -339,7 +335,7 @@ fn unreachable_servers_are_reported_once_and_the_run_goes_on() {
 #[test]
 fn an_abort_during_a_call_leaves_the_connection_usable() {
     let _serial = serial();
-    let srv = chat(vec![calls(&[("nap__slow", r#"{"seconds":30}"#)]), calls(&[("nap__add", r#"{"a":2,"b":2}"#)]), answer("ok")]);
+    let srv = chat_server(vec![calls(&[("nap__slow", r#"{"seconds":30}"#)]), calls(&[("nap__add", r#"{"a":2,"b":2}"#)]), answer("ok")]);
     let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_mcp(stdio_entry("nap"));
     d.append_message(Message::new(Role::User, "go"));
@@ -349,7 +345,7 @@ fn an_abort_during_a_call_leaves_the_connection_usable() {
     let before = stdio_children();
     d.abort();
     let started = Instant::now();
-    run(&d, &srv, "mcp-abort");
+    run(&d, &srv);
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(d.messages()[4].content, "4");
     assert_eq!(d.last_message().content, "ok");
@@ -359,24 +355,24 @@ fn an_abort_during_a_call_leaves_the_connection_usable() {
 #[test]
 fn removing_or_replacing_an_entry_stops_its_server_and_shutdown_all_leaves_no_child() {
     let _serial = serial();
-    let srv = chat(vec![answer("1"), answer("2"), answer("3")]);
+    let srv = chat_server(vec![answer("1"), answer("2"), answer("3")]);
     let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     mcp_client::shutdown_all();
     c.add_mcp(stdio_entry("gone"));
-    run(&d, &srv, "mcp-remove");
+    run(&d, &srv);
     assert_eq!(stdio_children().len(), 1);
     c.remove_mcp("gone");
     wait_for("the removed server to end", || stdio_children().is_empty());
 
     d.add_mcp(stdio_entry("swap"));
-    run(&d, &srv, "mcp-remove");
+    run(&d, &srv);
     let first = stdio_children();
     assert_eq!(first.len(), 1);
     let mut changed = stdio_entry("swap");
     changed.environment.insert("CHANGED".into(), "1".into());
     d.add_mcp(changed);
     wait_for("the replaced server to end", || stdio_children().is_empty());
-    run(&d, &srv, "mcp-remove");
+    run(&d, &srv);
     let second = stdio_children();
     assert_eq!(second.len(), 1);
     assert_ne!(first, second);

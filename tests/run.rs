@@ -7,15 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use support::*;
 use vi_scripted_server::{
-    ScriptedServer, Step, chat_chunk_content, chat_chunk_reasoning, chat_chunk_tool_call, done, error_chunk, raw, reset,
-    script, sleep_ms, stall, usage_chunk,
+    Step, chat_chunk_content, chat_chunk_reasoning, chat_chunk_tool_call, done, error_chunk, raw, reset,
+    sleep_ms, stall, usage_chunk,
 };
 use visindigo_agent::event::EventSink;
 use visindigo_agent::{Event, Function, FunctionSpec, Message, Role, ToolReply};
-
-fn server(steps: Vec<Step>) -> ScriptedServer {
-    ScriptedServer::start(script(steps)).expect("the scripted server starts")
-}
 
 fn user(text: &str) -> Message {
     Message::new(Role::User, text)
@@ -23,7 +19,7 @@ fn user(text: &str) -> Message {
 
 #[test]
 fn plain_answer_streams_in_order_and_sends_the_documented_request() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("Hel"), chat_chunk_content("lo"), done()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("Hel"), chat_chunk_content("lo"), done()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.append_message(user("hi"));
     rec.take();
@@ -46,14 +42,14 @@ fn plain_answer_streams_in_order_and_sends_the_documented_request() {
     assert_eq!(requests[0].header("authorization"), Some("Bearer sk-test-token"));
     assert_eq!(requests[0].header("accept"), Some("text/event-stream"));
     assert_eq!(requests[0].header("content-type"), Some("application/json"));
-    let body = &bodies(&srv, "plain")[0];
+    let body = &bodies(&srv)[0];
     assert_eq!(body, &json!({"messages": [{"role": "user", "content": "hi"}], "stream": true, "model": "name-of-m1"}));
 }
 
 #[test]
 fn reasoning_under_both_keys_is_streamed_and_stored() {
     let other_key = json!({"choices": [{"index": 0, "delta": {"reasoning": " more"}}]});
-    let srv = server(vec![Step::sse(vec![chat_chunk_reasoning("think"), other_key, chat_chunk_content("answer"), done()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_reasoning("think"), other_key, chat_chunk_content("answer"), done()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -115,7 +111,7 @@ fn tool_round(id: &str) -> Step {
 
 #[test]
 fn tool_calls_run_the_function_and_start_the_next_round() {
-    let srv = server(vec![tool_round("Call_X1"), Step::sse(vec![chat_chunk_content("It is noon."), done()])]);
+    let srv = chat_server(vec![tool_round("Call_X1"), Step::sse(vec![chat_chunk_content("It is noon."), done()])]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     let clock = Clock::new(Duration::from_millis(200));
     c.add_function(clock.clone());
@@ -145,7 +141,7 @@ fn tool_calls_run_the_function_and_start_the_next_round() {
         (messages[2].role, messages[2].content.as_str(), messages[2].tool_call_id.as_str(), messages[2].name.as_str()),
         (Role::Tool, r#"{"time":"12:00"}"#, "Call_X1", "get_time")
     );
-    let bodies = bodies(&srv, "tools");
+    let bodies = bodies(&srv);
     assert_eq!(bodies[0]["tools"], json!([{"type": "function", "function": {"name": "get_time", "description": "Tells the time", "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}}}]));
     assert_eq!(bodies[1]["messages"][1]["tool_calls"], serde_json::from_str::<Value>(calls_text).unwrap());
     assert_eq!(bodies[1]["messages"][1]["content"], json!("Let me check. "));
@@ -154,7 +150,7 @@ fn tool_calls_run_the_function_and_start_the_next_round() {
 
 #[test]
 fn an_unknown_tool_answers_with_an_error_and_the_run_goes_on() {
-    let srv = server(vec![tool_round("c1"), Step::sse(vec![chat_chunk_content("ok"), done()])]);
+    let srv = chat_server(vec![tool_round("c1"), Step::sse(vec![chat_chunk_content("ok"), done()])]);
     let (_c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -166,7 +162,7 @@ fn an_unknown_tool_answers_with_an_error_and_the_run_goes_on() {
 #[test]
 fn tool_calls_in_the_ninth_response_fail_the_run() {
     let steps = (0..9).map(|i| tool_round(&format!("c{i}"))).collect();
-    let srv = server(steps);
+    let srv = chat_server(steps);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_function(Clock::new(Duration::ZERO));
     d.run();
@@ -181,7 +177,7 @@ fn tool_calls_in_the_ninth_response_fail_the_run() {
 
 #[test]
 fn fallback_moves_along_the_provider_on_429_503_and_a_stall() {
-    let srv = server(vec![
+    let srv = chat_server(vec![
         Step::error(429, "slow down"),
         Step::error(503, "overloaded"),
         Step::sse(vec![stall()]),
@@ -208,13 +204,13 @@ fn fallback_moves_along_the_provider_on_429_503_and_a_stall() {
     assert!(fallbacks[2].2.starts_with("[IdleTimeout]"), "{}", fallbacks[2].2);
     assert_eq!(events.iter().filter(|e| **e == Event::StreamBegan).count(), 1, "one round, one streamBegan");
     assert_eq!(d.last_message().content, "from d");
-    let names: Vec<_> = bodies(&srv, "fallback").iter().map(|b| b["model"].as_str().unwrap().to_owned()).collect();
+    let names: Vec<_> = bodies(&srv).iter().map(|b| b["model"].as_str().unwrap().to_owned()).collect();
     assert_eq!(names, ["name-of-m1", "name-of-m2", "name-of-m3", "name-of-m4"]);
 }
 
 #[test]
 fn when_no_model_is_left_the_last_error_fails_the_run() {
-    let srv = server(vec![Step::error(500, "boom"), Step::error(503, "still down")]);
+    let srv = chat_server(vec![Step::error(500, "boom"), Step::error(503, "still down")]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -227,7 +223,7 @@ fn when_no_model_is_left_the_last_error_fails_the_run() {
 
 #[test]
 fn a_non_retryable_status_fails_at_once_without_the_token() {
-    let srv = server(vec![Step::error(401, "invalid key sk-test-token")]);
+    let srv = chat_server(vec![Step::error(401, "invalid key sk-test-token")]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -243,7 +239,7 @@ fn a_non_retryable_status_fails_at_once_without_the_token() {
 
 #[test]
 fn the_total_timeout_fails_a_slow_server() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("x")]).delay_ms(3_000)]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("x")]).delay_ms(3_000)]);
     let mut m = model("m1", &srv.base_url());
     m.timeout_ms = 300;
     let (_c, d, rec) = setup(vec![m]);
@@ -255,7 +251,7 @@ fn the_total_timeout_fails_a_slow_server() {
 
 #[test]
 fn an_error_frame_ends_the_run_with_the_servers_message() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("part"), error_chunk("model exploded")])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("part"), error_chunk("model exploded")])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -265,7 +261,7 @@ fn an_error_frame_ends_the_run_with_the_servers_message() {
 
 #[test]
 fn a_reset_mid_stream_discards_the_partial_text() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("partial"), sleep_ms(50), reset()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("partial"), sleep_ms(50), reset()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -281,7 +277,7 @@ fn a_reset_mid_stream_discards_the_partial_text() {
 
 #[test]
 fn invalid_frames_are_ignored_and_cr_line_ends_work() {
-    let srv = server(vec![
+    let srv = chat_server(vec![
         Step::sse(vec![json!("not json"), chat_chunk_content("a"), raw(": comment\r\r"), chat_chunk_content("b"), done()])
             .line_ending("\r"),
     ]);
@@ -293,7 +289,7 @@ fn invalid_frames_are_ignored_and_cr_line_ends_work() {
 
 #[test]
 fn done_completes_the_round_without_waiting_for_the_server_to_close() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("fast"), done(), stall()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("fast"), done(), stall()])]);
     let (_c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -302,7 +298,7 @@ fn done_completes_the_round_without_waiting_for_the_server_to_close() {
 
 #[test]
 fn usage_is_kept_as_the_last_usage() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("x"), usage_chunk(3, 5), done()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("x"), usage_chunk(3, 5), done()])]);
     let (_c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -311,7 +307,7 @@ fn usage_is_kept_as_the_last_usage() {
 
 #[test]
 fn abort_mid_stream_is_synchronous_and_silences_the_run() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("partial"), stall()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("partial"), stall()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     wait_for("the first delta", || rec.snapshot().contains(&Event::StreamDelta("partial".into())));
@@ -344,7 +340,7 @@ impl Function for Held {
 
 #[test]
 fn abort_during_a_tool_call_drops_the_late_answer() {
-    let srv = server(vec![tool_round("c1"), Step::sse(vec![chat_chunk_content("never"), done()])]);
+    let srv = chat_server(vec![tool_round("c1"), Step::sse(vec![chat_chunk_content("never"), done()])]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     let held = Arc::new(Held {
         spec: FunctionSpec { id: "get_time".into(), name: "held".into(), description: String::new(), parameter_schema: json!({}) },
@@ -376,7 +372,7 @@ fn early_failures_emit_only_run_failed() {
     d.run();
     assert_eq!(rec.take(), vec![Event::RunFailed("No model satisfies the capability requirement.".into())]);
 
-    let srv = server(vec![Step::sse(vec![stall()])]);
+    let srv = chat_server(vec![Step::sse(vec![stall()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     d.run();
@@ -389,7 +385,7 @@ fn a_refused_connection_is_reported_and_falls_back() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
     drop(closed);
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("second"), done()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("second"), done()])]);
     let (_c, d, rec) = setup(vec![model("m1", &format!("http://127.0.0.1:{port}/v1")), model("m2", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -411,7 +407,7 @@ fn other_schemes_are_rejected() {
 #[test]
 fn a_plain_json_answer_is_accepted() {
     let completion = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "whole"}}]});
-    let srv = server(vec![Step::body(200, completion)]);
+    let srv = chat_server(vec![Step::body(200, completion)]);
     let (_c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     wait_idle(&d);
@@ -421,7 +417,7 @@ fn a_plain_json_answer_is_accepted() {
 #[test]
 fn twenty_dialogs_run_at_once() {
     let steps = (0..20).map(|i| Step::sse(vec![sleep_ms(50), chat_chunk_content(&format!("answer {i}")), done()])).collect();
-    let srv = server(steps);
+    let srv = chat_server(steps);
     let (c, first, _rec) = setup(vec![model("m1", &srv.base_url())]);
     let mut dialogs = vec![first];
     dialogs.extend((1..20).map(|_| c.create_dialog()));
@@ -440,7 +436,7 @@ fn twenty_dialogs_run_at_once() {
 
 #[test]
 fn dropping_the_last_reference_cancels_the_run() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("x"), stall()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("x"), stall()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     let standalone = visindigo_agent::Dialog::new(&_c);
     standalone.set_sink(Some(rec.clone()));
@@ -455,7 +451,7 @@ fn dropping_the_last_reference_cancels_the_run() {
 
 #[test]
 fn skills_and_images_reach_the_request() {
-    let srv = server(vec![Step::sse(vec![chat_chunk_content("a cat"), done()])]);
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("a cat"), done()])]);
     let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_skill(visindigo_agent::Skill::with_instruction("brief", "Be brief."));
     d.add_skill(visindigo_agent::Skill::with_instruction("polite", "Be polite."));
@@ -464,7 +460,7 @@ fn skills_and_images_reach_the_request() {
     d.append_message(m);
     d.run();
     wait_idle(&d);
-    let body = &bodies(&srv, "skills-images")[0];
+    let body = &bodies(&srv)[0];
     assert_eq!(body["messages"][0], json!({"role": "system", "content": "Be polite.\n\nBe brief."}));
     assert_eq!(
         body["messages"][1]["content"],

@@ -83,6 +83,7 @@
 //! an idle connection itself before it shuts down. Unreadable requests get 400 (431, 413 for
 //! oversized heads and bodies) and the connection is closed.
 
+mod body_log;
 mod builders;
 mod connection;
 mod http;

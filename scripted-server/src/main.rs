@@ -48,10 +48,14 @@ fn load_script(source: &str) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{source} is not JSON: {e}"))
 }
 
+/// With this set, every chat request body is also written to a file in that directory.
+const BODY_LOG_VARIABLE: &str = "VI_REQUEST_BODIES_DIR";
+
 fn run() -> Result<(), String> {
     let options = parse_args(std::env::args().skip(1))?;
     let mut server = ScriptedServer::start_on(options.port, load_script(&options.script)?)
         .map_err(|e| format!("cannot start: {e}"))?;
+    server.log_bodies_to(std::env::var_os(BODY_LOG_VARIABLE).map(Into::into));
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "PORT {}", server.port())
         .and_then(|()| stdout.flush())

@@ -90,6 +90,12 @@ impl ScriptedServer {
         self.shared.wait_for_requests(count, timeout)
     }
 
+    /// From now on, also writes every chat request's JSON body to its own file in `dir` (for
+    /// validating bodies outside the test that made them); `None` stops it.
+    pub fn log_bodies_to(&self, dir: Option<std::path::PathBuf>) {
+        self.shared.log_bodies_to(dir);
+    }
+
     /// Replaces the script (what `POST /__script` does): the next chat request gets step 0 of
     /// the new script, and the request log is cleared.
     pub fn set_script(&self, script: Value) -> Result<(), ScriptError> {

@@ -21,6 +21,8 @@ struct State {
     /// How many chat requests the current script has answered.
     next: usize,
     requests: Vec<RecordedRequest>,
+    /// Where chat request bodies are copied to, if anywhere.
+    body_log: Option<std::path::PathBuf>,
 }
 
 /// The step that answers a chat request; `None` when the script is exhausted.
@@ -42,6 +44,7 @@ impl Shared {
                 script: Arc::new(script),
                 next: 0,
                 requests: Vec::new(),
+                body_log: None,
             }),
             recorded: Condvar::new(),
         }
@@ -63,12 +66,20 @@ impl Shared {
         let mut state = self.lock();
         let index = state.script.step_index_for(state.next);
         state.next += 1;
-        state.requests.push(make_record(index));
+        let record = make_record(index);
+        if let Some(dir) = &state.body_log {
+            crate::body_log::write(dir, &record);
+        }
+        state.requests.push(record);
         self.recorded.notify_all();
         Assigned {
             script: Arc::clone(&state.script),
             index,
         }
+    }
+
+    pub fn log_bodies_to(&self, dir: Option<std::path::PathBuf>) {
+        self.lock().body_log = dir;
     }
 
     /// Records a request that no step answers.

@@ -79,19 +79,18 @@ pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-/// The request bodies the server received, also written to `$VI_REQUEST_BODIES_DIR` (when set)
-/// so that CI can validate them with the official `openai` SDK's request types.
-pub fn bodies(server: &ScriptedServer, test: &str) -> Vec<Value> {
+/// A scripted chat server for `steps`. With `VI_REQUEST_BODIES_DIR` set (ctest sets it), every
+/// request body it receives is also written there for CI's validation with the `openai` SDK.
+pub fn chat_server(steps: Vec<vi_scripted_server::Step>) -> ScriptedServer {
+    let server = ScriptedServer::start(vi_scripted_server::script(steps)).expect("the scripted server starts");
+    server.log_bodies_to(std::env::var_os("VI_REQUEST_BODIES_DIR").map(Into::into));
+    server
+}
+
+/// The JSON request bodies the server received.
+pub fn bodies(server: &ScriptedServer) -> Vec<Value> {
     let requests: Vec<RecordedRequest> = server.requests();
-    let bodies: Vec<Value> = requests.iter().filter_map(|r| r.body_json.clone()).collect();
-    if let Some(dir) = std::env::var_os("VI_REQUEST_BODIES_DIR") {
-        std::fs::create_dir_all(&dir).expect("the bodies directory can be made");
-        for (i, body) in bodies.iter().enumerate() {
-            let path = std::path::Path::new(&dir).join(format!("{test}-{i}.json"));
-            std::fs::write(path, body.to_string()).expect("the bodies directory is writable");
-        }
-    }
-    bodies
+    requests.iter().filter_map(|r| r.body_json.clone()).collect()
 }
 
 pub fn deltas(events: &[Event]) -> String {
