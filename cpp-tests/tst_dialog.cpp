@@ -339,6 +339,77 @@ private Q_SLOTS:
         QCOMPARE(dialog.getMessages().size(), 1);
     }
 
+    // After appends only, getMessages() extends the cached list (vi_dialog_messages_since);
+    // after any other change it rebuilds it. Either way it reads as the core's messages.
+    void getMessagesAfterAppendsAndOtherChanges()
+    {
+        Dialog dialog;
+        const auto contents = [&dialog] {
+            QStringList out;
+            for (const Message& m : dialog.getMessages())
+                out << m.getContent();
+            return out;
+        };
+        dialog.appendMessage(Message::Role::User, QStringLiteral("a"));
+        const QList<Message> held = dialog.getMessages(); // a copy the caller keeps
+        dialog.appendMessage(Message::Role::Assistant, QStringLiteral("b"));
+        dialog.beginAssistantMessage();
+        dialog.appendDelta(QStringLiteral("c"));
+        dialog.endAssistantMessage();
+        QCOMPARE(contents(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
+        QCOMPARE(held.size(), 1); // the caller's copy is untouched
+        QCOMPARE(held.at(0).getContent(), QStringLiteral("a"));
+        QCOMPARE(dialog.getMessages().at(2).getRole(), Message::Role::Assistant);
+        // truncate then append back to the same count: rebuilt, not extended
+        dialog.truncateTo(2);
+        dialog.appendMessage(Message::Role::User, QStringLiteral("d"));
+        QCOMPARE(contents(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("d")}));
+        dialog.clearMessages();
+        dialog.appendMessage(Message::Role::User, QStringLiteral("e"));
+        QCOMPARE(contents(), QStringList{QStringLiteral("e")});
+        Dialog source;
+        source.appendMessage(Message::Role::System, QStringLiteral("s"));
+        QVERIFY(source.copyTo(&dialog));
+        QCOMPARE(contents(), QStringList{QStringLiteral("s")});
+        JsonConfig json = dialog.toJson();
+        dialog.appendMessage(Message::Role::User, QStringLiteral("f"));
+        QCOMPARE(contents(), (QStringList{QStringLiteral("s"), QStringLiteral("f")}));
+        dialog.fromJson(json);
+        QCOMPARE(contents(), QStringList{QStringLiteral("s")});
+        QCOMPARE(dialog.getLastMessage().getContent(), QStringLiteral("s"));
+    }
+
+    // Every field of a Message, images included, survives appendMessage → getMessages and
+    // getLastMessage (Message → core handle → Message).
+    void everyMessageFieldCrossesIntoTheDialogAndBack()
+    {
+        Dialog dialog;
+        Message m(Message::Role::Tool, QStringLiteral("content é"));
+        m.setName(QStringLiteral("name")).setToolCallID(QStringLiteral("call_1"))
+            .setToolCalls(QStringLiteral("[{\"id\":\"call_1\"}]")).setReasoning(QStringLiteral("why"))
+            .addImageURL(QStringLiteral("https://example.com/a.png"), QStringLiteral("low"))
+            .addImageURL(QStringLiteral("data:image/png;base64,AAAA"));
+        dialog.appendMessage(m);
+        for (const Message& back : {dialog.getMessages().at(0), dialog.getLastMessage()}) {
+            QCOMPARE(back.getRole(), Message::Role::Tool);
+            QCOMPARE(back.getContent(), QStringLiteral("content é"));
+            QCOMPARE(back.getName(), QStringLiteral("name"));
+            QCOMPARE(back.getToolCallID(), QStringLiteral("call_1"));
+            QCOMPARE(back.getToolCalls(), QStringLiteral("[{\"id\":\"call_1\"}]"));
+            QCOMPARE(back.getReasoning(), QStringLiteral("why"));
+            QCOMPARE(back.getImageURLs(),
+                     (QStringList{QStringLiteral("https://example.com/a.png"), QStringLiteral("data:image/png;base64,AAAA")}));
+            QCOMPARE(back.toJson().toString(QJsonDocument::Compact), m.toJson().toString(QJsonDocument::Compact));
+        }
+        // a moved-from message appends as a default one
+        Message moved(Message::Role::Assistant, QStringLiteral("x"));
+        Message target(std::move(moved));
+        dialog.appendMessage(moved); // NOLINT(bugprone-use-after-move): the documented state
+        QCOMPARE(dialog.getLastMessage().getRole(), Message::Role::User);
+        QVERIFY(dialog.getLastMessage().getContent().isEmpty());
+        QCOMPARE(target.getContent(), QStringLiteral("x"));
+    }
+
     void signalsArriveOnDialogThreadFromStdThread()
     {
         Dialog dialog;

@@ -8,6 +8,8 @@
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonObject>
 #include <QtCore/QMetaType>
+#include <QtCore/QRandomGenerator>
+#include <QtCore/QThread>
 #include <QtCore/QVariant>
 #include <QtTest/QTest>
 
@@ -141,6 +143,15 @@ private slots:
     // ---- robustness and cost -----------------------------------------------------------
     void nothingCrashesOnOddKeys();
     void setOnLargeDocumentOnlyRebuildsThePath();
+
+    // ---- the kept source text (lazy parse) ---------------------------------------------
+    void sourceTextIsKeptUntilAMutation();
+    void sourceTextCompactOutputOnlyWhenCompactAndStrict();
+    void copiesShareTheSourceAndStayIndependent();
+    void lazyParseUnderConcurrentConstReads();
+    void validatorAgreesWithQtOnCorpus();
+    void validatorAgreesWithQtOnNestingLimit();
+    void validatorAgreesWithQtOnRandomMutations();
 };
 
 // =======================================================================================
@@ -1221,6 +1232,305 @@ void TestJsonConfig::setOnLargeDocumentOnlyRebuildsThePath()
     qInfo("save + load of %lld bytes: %lld ms", qint64(saved.size()), timer.elapsed());
     QCOMPARE(loaded.getArray(QStringLiteral("messages")).size(), 100000);
     QCOMPARE(loaded.keys(QStringLiteral("index")).size(), 100000);
+}
+
+// =======================================================================================
+// the kept source text (lazy parse)
+
+namespace {
+
+// Whether JsonConfig reads `text` exactly as QJsonDocument does: same error and offset, the
+// same content when valid, and the text kept as source iff Qt accepts it (for a container
+// root without a byte order mark: what the validator handles).
+QString disagreement(const QByteArray& text)
+{
+    QJsonParseError qtError;
+    const QJsonDocument document = QJsonDocument::fromJson(text, &qtError);
+    QJsonParseError ourError;
+    const JsonConfig config = JsonConfig::fromUtf8(text, &ourError);
+    if (ourError.error != qtError.error)
+        return QStringLiteral("error %1 vs Qt %2").arg(ourError.error).arg(qtError.error);
+    if (qtError.error != QJsonParseError::NoError) {
+        if (ourError.offset != qtError.offset)
+            return QStringLiteral("offset %1 vs Qt %2").arg(ourError.offset).arg(qtError.offset);
+        if (!config.sourceUtf8().isNull())
+            return QStringLiteral("source kept for invalid text");
+        return {};
+    }
+    const QJsonValue qtRoot = document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object());
+    if (config.root() != qtRoot)
+        return QStringLiteral("content differs");
+    qsizetype i = 0;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        ++i;
+    const bool handled = i < text.size() && (text[i] == '{' || text[i] == '[');
+    if (handled && config.sourceUtf8() != text)
+        return QStringLiteral("valid text not kept as source (validator rejected what Qt accepts)");
+    return {};
+}
+
+QByteArray printable(const QByteArray& text)
+{
+    return text.size() > 200 ? text.left(200).toPercentEncoding() + "..." : text.toPercentEncoding();
+}
+
+} // namespace
+
+void TestJsonConfig::sourceTextIsKeptUntilAMutation()
+{
+    const QByteArray text = R"({"b":[1,2,{"c":"x"}],"a":"\u00e9\ud83d\ude00","n":-1.5e3})";
+    JsonConfig config = JsonConfig::fromUtf8(text);
+    bool strict = false;
+    QCOMPARE(config.sourceUtf8(&strict), text);
+    QVERIFY(strict);
+    // Reads parse lazily and keep the source; Compact output is the text itself (its key order).
+    QCOMPARE(config.getString(QStringLiteral("b.2.c")), QStringLiteral("x"));
+    QCOMPARE(config.getDouble(QStringLiteral("n")), -1500.0);
+    QCOMPARE(config.keys(), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("n")}));
+    QCOMPARE(config.sourceUtf8(), text);
+    QCOMPARE(config.toUtf8(QJsonDocument::Compact), text);
+    QCOMPARE(config.toString(QJsonDocument::Compact), QString::fromUtf8(text));
+    // Indented output is Qt's.
+    QCOMPARE(config.toString(QJsonDocument::Indented),
+             QString::fromUtf8(QJsonDocument::fromJson(text).toJson(QJsonDocument::Indented)));
+    // Any mutation drops the source; output is then Qt's (sorted keys).
+    const QByteArray qtCompact = QJsonDocument::fromJson(text).toJson(QJsonDocument::Compact);
+    {
+        JsonConfig c = config;
+        c.setInt(QStringLiteral("z"), 1);
+        QVERIFY(c.sourceUtf8().isNull());
+        QCOMPARE(c.getInt(QStringLiteral("z")), 1);
+        QCOMPARE(c.getString(QStringLiteral("b.2.c")), QStringLiteral("x"));
+        QVERIFY(c.toUtf8().startsWith("{\"a\":"));
+    }
+    {
+        JsonConfig c = config;
+        QVERIFY(!c.remove(QStringLiteral("missing")));
+        QCOMPARE(c.sourceUtf8(), text); // nothing removed, nothing changed
+        QVERIFY(c.remove(QStringLiteral("b")));
+        QVERIFY(c.sourceUtf8().isNull());
+        QVERIFY(!c.contains(QStringLiteral("b")));
+    }
+    {
+        JsonConfig c = config;
+        c.clear();
+        QVERIFY(c.sourceUtf8().isNull());
+        QCOMPARE(compact(c), QStringLiteral("{}"));
+    }
+    {
+        JsonConfig c = config;
+        c.setValue(QString(), QJsonValue(QJsonArray{1}));
+        QVERIFY(c.sourceUtf8().isNull());
+        QCOMPARE(compact(c), QStringLiteral("[1]"));
+    }
+    {
+        JsonConfig c = config;
+        c.setObject(QStringLiteral("self"), c); // the value comes from the document itself
+        QVERIFY(c.sourceUtf8().isNull());
+        QCOMPARE(c.getString(QStringLiteral("self.b.2.c")), QStringLiteral("x"));
+        QVERIFY(!c.contains(QStringLiteral("self.self")));
+    }
+    {
+        JsonConfig c = config;
+        QCOMPARE(c.parse(QStringLiteral("[true]")).error, QJsonParseError::NoError);
+        QCOMPARE(c.sourceUtf8(), QByteArray("[true]"));
+        QVERIFY(c.parse(QStringLiteral("[tru]")).error != QJsonParseError::NoError);
+        QVERIFY(c.sourceUtf8().isNull());
+        QCOMPARE(compact(c), QStringLiteral("{}"));
+    }
+    // Not built from text: no source.
+    QVERIFY(JsonConfig().sourceUtf8().isNull());
+    QVERIFY(JsonConfig::fromValue(QJsonValue(QJsonObject{{QStringLiteral("a"), 1}})).sourceUtf8().isNull());
+    QVERIFY(config.getObject(QStringLiteral("b.2")).sourceUtf8().isNull());
+    // Sub-documents and values read from an unparsed document are right.
+    QCOMPARE(config.getArray(QStringLiteral("b")).size(), 3);
+    QCOMPARE(qtCompact, QJsonDocument(config.root().toObject()).toJson(QJsonDocument::Compact));
+    // Every construction from text keeps it.
+    QCOMPARE(JsonConfig(QString::fromUtf8(text)).sourceUtf8(), text);
+    QCOMPARE(JsonConfig(text.constData()).sourceUtf8(), text);
+    QCOMPARE(JsonConfig(QVariant(text)).sourceUtf8(), text);
+    QCOMPARE(JsonConfig(QVariant::fromValue(config)).sourceUtf8(), text);
+}
+
+void TestJsonConfig::sourceTextCompactOutputOnlyWhenCompactAndStrict()
+{
+    const auto qtCompact = [](const QByteArray& text) {
+        return QJsonDocument::fromJson(text).toJson(QJsonDocument::Compact);
+    };
+    // Whitespace: kept as source, but Compact output is Qt's.
+    const QByteArray spaced = "{ \"b\" : 1 , \"a\" : [ ] }";
+    JsonConfig config = JsonConfig::fromUtf8(spaced);
+    bool strict = false;
+    QCOMPARE(config.sourceUtf8(&strict), spaced);
+    QVERIFY(strict);
+    QCOMPARE(config.toUtf8(), qtCompact(spaced));
+    // Qt-only forms (a non-standard escape, a raw control character, a lone surrogate
+    // escape): kept, not strict, and written by Qt (the surrogate as U+FFFD).
+    for (const QByteArray& text : {QByteArray("[\"\\a\"]"), QByteArray("[\"\x01\"]"), QByteArray("[\"\\ud800\"]"),
+                                   QByteArray("[\"\\udc00\\ud800\"]"), QByteArray("[.5]")}) {
+        config = JsonConfig::fromUtf8(text, nullptr);
+        QVERIFY2(config.sourceUtf8(&strict) == text, text.constData());
+        QVERIFY2(!strict, text.constData());
+        QCOMPARE(config.toString(QJsonDocument::Compact), QString::fromUtf8(JsonConfig::fromValue(config.root()).toUtf8()));
+    }
+    QCOMPARE(JsonConfig::fromUtf8("[\"\\ud800\"]").toUtf8(), QByteArray("[\"\\ufffd\"]"));
+    // A valid pair stays strict.
+    config = JsonConfig::fromUtf8("[\"\\ud83d\\ude00\"]");
+    config.sourceUtf8(&strict);
+    QVERIFY(strict);
+    QCOMPARE(config.getString(QStringLiteral("0")), QString::fromUtf8("\xF0\x9F\x98\x80"));
+}
+
+void TestJsonConfig::copiesShareTheSourceAndStayIndependent()
+{
+    const QByteArray text = R"({"list":[1,2,3],"name":"n"})";
+    const JsonConfig original = JsonConfig::fromUtf8(text);
+    JsonConfig copy = original;
+    JsonConfig moved = JsonConfig(original);
+    JsonConfig target(std::move(moved));
+    QCOMPARE(compact(moved), QStringLiteral("{}")); // a moved-from object is an empty object
+    QVERIFY(moved.sourceUtf8().isNull());
+    QCOMPARE(target.sourceUtf8(), text);
+    // The source is shared (the same bytes), parsed once for all.
+    QCOMPARE(copy.sourceUtf8().constData(), original.sourceUtf8().constData());
+    copy.setString(QStringLiteral("name"), QStringLiteral("changed"));
+    copy.setInt(QStringLiteral("list.0"), 9);
+    QCOMPARE(original.getString(QStringLiteral("name")), QStringLiteral("n"));
+    QCOMPARE(original.getInt(QStringLiteral("list.0")), 1);
+    QCOMPARE(original.sourceUtf8(), text);
+    QCOMPARE(original.toUtf8(), text);
+    QCOMPARE(copy.getString(QStringLiteral("name")), QStringLiteral("changed"));
+    QCOMPARE(copy.getInt(QStringLiteral("list.0")), 9);
+    QCOMPARE(target.getInt(QStringLiteral("list.0")), 1);
+    // Copy-assignment and swap carry the source.
+    JsonConfig assigned;
+    assigned = original;
+    QCOMPARE(assigned.sourceUtf8(), text);
+    JsonConfig other;
+    other.swap(assigned);
+    QCOMPARE(other.sourceUtf8(), text);
+    QVERIFY(assigned.sourceUtf8().isNull());
+    QCOMPARE(compact(assigned), QStringLiteral("{}"));
+}
+
+void TestJsonConfig::lazyParseUnderConcurrentConstReads()
+{
+    // A document large enough that the threads overlap its parse.
+    QByteArray text = "{\"items\":[";
+    for (int i = 0; i < 20000; ++i) {
+        if (i)
+            text += ',';
+        text += "{\"n\":" + QByteArray::number(i) + ",\"s\":\"value " + QByteArray::number(i) + "\"}";
+    }
+    text += "]}";
+    for (int round = 0; round < 5; ++round) {
+        const JsonConfig shared = JsonConfig::fromUtf8(text);
+        const JsonConfig copy = shared; // shares the not yet parsed source
+        QList<QThread*> threads;
+        QAtomicInt failures = 0;
+        for (int t = 0; t < 8; ++t) {
+            const JsonConfig* config = (t % 2) ? &shared : &copy;
+            threads.append(QThread::create([config, t, &failures] {
+                const int i = 1000 * t + 7;
+                if (config->getInt(QStringLiteral("items.%1.n").arg(i)) != i)
+                    failures.ref();
+                if (config->getString(QStringLiteral("items.%1.s").arg(i)) != QStringLiteral("value %1").arg(i))
+                    failures.ref();
+                if (config->getArray(QStringLiteral("items")).size() != 20000)
+                    failures.ref();
+                if (config->keys() != QStringList{QStringLiteral("items")})
+                    failures.ref();
+                if (config->toUtf8().size() <= 0)
+                    failures.ref();
+            }));
+        }
+        for (QThread* thread : threads)
+            thread->start();
+        for (QThread* thread : threads) {
+            QVERIFY(thread->wait(60000));
+            delete thread;
+        }
+        QCOMPARE(failures.loadRelaxed(), 0);
+        QCOMPARE(shared.sourceUtf8(), text);
+    }
+}
+
+void TestJsonConfig::validatorAgreesWithQtOnCorpus()
+{
+    const QList<QByteArray> corpus = {
+        // valid
+        "{}", "[]", " { } ", "\t[\r\n]\n", "[1]", "[-0]", "[0.5]", "[1e5]", "[1E+5]", "[1e-5]", "[-1.25e-3]",
+        "[9223372036854775807]", "[9223372036854775808]", "[-9223372036854775809]", "[123456789012345678901234567890]",
+        "[1.000]", "[1.5]", "[true,false,null]", "{\"a\":{\"b\":[{}]}}", "[\"\"]", "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]",
+        "[\"\\u0041\\u00e9\\u4e2d\\uD83D\\uDE00\"]", "[\"\\ud800\"]", "[\"\\udc00\"]", "[\"\\ud800\\ud800\"]",
+        "[\"\\ud800x\"]", "[\"\\x\"]", "[\"\\a\"]", "[\"\\\xc3\"]", "[\"\\\xff\"]", "[\"\x01\x1f\"]", "[\"\x7f\"]",
+        "[\"\xc3\xa9\"]", "[\"\xe4\xb8\xad\"]", "[\"\xf0\x9f\x98\x80\"]", "[\"\xef\xbf\xbe\"]", "[\"\xef\xbf\xbf\"]",
+        "[\"\xf4\x8f\xbf\xbf\"]", "[\"\xee\x80\x80\"]", "{\"a\":1,\"a\":2}", "[.5]", "[1.]", "[-.5]", "[1.e5]",
+        "[1e400]", "[-1e400]", "[1e-400]", "[0.0e0]", "[1" + QByteArray(400, '0') + "]",
+        "[0." + QByteArray(400, '0') + "1]", "[1" + QByteArray(400, '0') + ".5]",
+        "[\"" + QByteArray(100, 'a') + "\\n" + QByteArray(50, 'b') + "\"]",
+        // invalid
+        "", " ", "x", "1", "\"s\"", "null", "true", "{", "[", "[1", "[1,", "[1,]", "[,1]", "[1 2]", "{\"a\"}",
+        "{\"a\":}", "{\"a\" 1}", "{\"a\":1,}", "{,}", "{1:1}", "{'a':1}", "[tru]", "[nul]", "[nulll]", "[truex]",
+        "[-]", "[+1]", "[01]", "[-01]", "[1e]", "[1e+]", "[1.5.5]", "[0x10]", "[Infinity]", "[NaN]", "[\"abc]",
+        "[\"\\u12\"]", "[\"\\u12g4\"]", "[\"\\", "[\"\\\"]", "[\"\x80\"]", "[\"\xc0\x80\"]", "[\"\xc1\xbf\"]",
+        "[\"\xe0\x80\x80\"]", "[\"\xed\xa0\x80\"]", "[\"\xf0\x80\x80\x80\"]", "[\"\xf4\x90\x80\x80\"]",
+        "[\"\xf5\x80\x80\x80\"]", "[\"\xc3\"]", "[\"\xe4\xb8\"]", "[\"\xff\"]", "[] []", "[]x", "{}}", "[]]",
+        "\xef\xbb\xbf[]", QByteArray("[1]\x00", 4), QByteArray("[\"a\"\x00]", 6), QByteArray("[\x00]", 3),
+        QByteArray("[\"\x00\"]", 5), "[1e5", "[\"\xc3\xa9", "{\"a\":1", "[{]", "[{}",
+        "[\"\\u", "[\"\\ud83d\\u", "[\"\\ud83d\\ude0", "{\"\\\":1}",
+    };
+    for (const QByteArray& text : corpus) {
+        const QString problem = disagreement(text);
+        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("%1: %2").arg(problem, QString::fromLatin1(printable(text)))));
+    }
+}
+
+void TestJsonConfig::validatorAgreesWithQtOnNestingLimit()
+{
+    for (int depth : {1, 2, 1023, 1024, 1025, 1026, 3000}) {
+        for (const char* pair : {"[]", "{}"}) {
+            QByteArray text;
+            for (int i = 0; i < depth; ++i)
+                text += (pair[0] == '[' || i == 0) ? QByteArray(1, pair[0]) : QByteArray("\"k\":") + pair[0];
+            text += QByteArray(depth, pair[1]);
+            const QString problem = disagreement(text);
+            QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("depth %1 %2: %3").arg(depth).arg(pair[0]).arg(problem)));
+        }
+    }
+}
+
+void TestJsonConfig::validatorAgreesWithQtOnRandomMutations()
+{
+    const QList<QByteArray> seeds = {
+        R"({"models":[{"id":"m","parameters":{"temperature":0.7,"max_tokens":256}}],"dialogs":[{"id":"d","messages":[{"role":"user","content":"hi \"there\"\n\u00e9"}]}]})",
+        R"([1,-2.5e10,true,false,null,"\ud83d\ude00",{"a":[{}],"b":{"c":""}},[[]],0.0001,"é中😀"])",
+        "{\"text\":\"" + QByteArray(70, 'x') + "\\\\\\/\\b\\u0000\",\"n\":[0,1e-5,123456789012,-0.5]}",
+        " [ { \"k\" : [ 1 , 2 ] } , \"\\t\" ] ",
+    };
+    const QByteArray interesting = QByteArray("[]{}\":,\\u0123456789abcdefABCDEF.eE+-tfnrl \t\r\n\x01\x1f\x7f\x80\xbf\xc2\xc3\xe0\xed\xef\xf0\xf4\xf5\xff")
+        + QByteArray(1, '\0');
+    QRandomGenerator random(20240917);
+    int checked = 0;
+    for (int iteration = 0; iteration < 60000; ++iteration) {
+        QByteArray text = seeds[random.bounded(seeds.size())];
+        const int edits = 1 + random.bounded(3);
+        for (int e = 0; e < edits && !text.isEmpty(); ++e) {
+            const qsizetype at = random.bounded(text.size());
+            const char c = random.bounded(4) == 0 ? char(random.bounded(256)) : interesting[random.bounded(interesting.size())];
+            switch (random.bounded(5)) {
+            case 0: text[at] = c; break;
+            case 1: text.insert(at, c); break;
+            case 2: text.remove(at, 1 + random.bounded(3)); break;
+            case 3: text.insert(at, text.mid(random.bounded(text.size()), 1 + random.bounded(8))); break;
+            default: text.truncate(at); break;
+            }
+        }
+        const QString problem = disagreement(text);
+        QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("%1: %2").arg(problem, QString::fromLatin1(printable(text)))));
+        ++checked;
+    }
+    QCOMPARE(checked, 60000);
 }
 
 QTEST_GUILESS_MAIN(TestJsonConfig)

@@ -503,6 +503,77 @@ private slots:
         QCOMPARE(e.getRole(), Role::User);
     }
 
+    // ---- the Qt-side fields and their conversions --------------------------------
+
+    void toJsonFromJsonRoundTripsEveryFieldAndImages()
+    {
+        Message m(Role::Assistant, QStringLiteral("c"));
+        m.setName(QStringLiteral("n")).setToolCallID(QStringLiteral("id")).setToolCalls(QStringLiteral("[]"))
+            .setReasoning(QStringLiteral("r")).addImageURL(QStringLiteral("https://x/1.png"), QStringLiteral("high"))
+            .addImageURL(QStringLiteral("https://x/2.png"));
+        const JsonConfig j = m.toJson();
+        const QJsonArray images = j.root().toObject().value(QStringLiteral("images")).toArray();
+        QCOMPARE(images.size(), 2);
+        QCOMPARE(images.at(0).toObject().value(QStringLiteral("url")).toString(), QStringLiteral("https://x/1.png"));
+        QCOMPARE(images.at(0).toObject().value(QStringLiteral("detail")).toString(), QStringLiteral("high"));
+        Message back(Role::System, QStringLiteral("overwritten"));
+        back.addImageURL(QStringLiteral("https://old"));
+        QVERIFY(back.fromJson(j));
+        QCOMPARE(back.getRole(), Role::Assistant);
+        QCOMPARE(back.getContent(), QStringLiteral("c"));
+        QCOMPARE(back.getName(), QStringLiteral("n"));
+        QCOMPARE(back.getToolCallID(), QStringLiteral("id"));
+        QCOMPARE(back.getToolCalls(), QStringLiteral("[]"));
+        QCOMPARE(back.getReasoning(), QStringLiteral("r"));
+        QCOMPARE(back.getImageURLs(), (QStringList{QStringLiteral("https://x/1.png"), QStringLiteral("https://x/2.png")}));
+        QCOMPARE(back.toJson().toString(QJsonDocument::Compact), j.toString(QJsonDocument::Compact));
+        // a copy taken before a setter keeps the old fields (copy-on-write)
+        const Message before = back;
+        back.setContent(QStringLiteral("changed")).addImageURL(QStringLiteral("https://x/3.png"));
+        QCOMPARE(before.getContent(), QStringLiteral("c"));
+        QCOMPARE(before.getImageURLs().size(), 2);
+        QCOMPARE(back.getImageURLs().size(), 3);
+    }
+
+    void movedFromMessagesReadAsDefaultAndRecover()
+    {
+        Message a(Role::Tool, QStringLiteral("a"));
+        a.setName(QStringLiteral("n")).addImageURL(QStringLiteral("https://x"));
+        Message b(std::move(a));
+        QCOMPARE(b.getContent(), QStringLiteral("a"));
+        // NOLINTBEGIN(bugprone-use-after-move): the documented moved-from state
+        QCOMPARE(a.getRole(), Role::User);
+        QVERIFY(a.getContent().isEmpty());
+        QVERIFY(a.getName().isEmpty());
+        QVERIFY(a.getImageURLs().isEmpty());
+        QVERIFY(a.isEmpty());
+        QCOMPARE(a.toJson().toString(QJsonDocument::Compact), Message().toJson().toString(QJsonDocument::Compact));
+        a.setReasoning(QStringLiteral("r"));
+        QCOMPARE(a.getReasoning(), QStringLiteral("r"));
+        QCOMPARE(a.getRole(), Role::User);
+        Message c;
+        c = std::move(b);
+        QCOMPARE(c.getName(), QStringLiteral("n"));
+        Message d(std::move(c));
+        QVERIFY(c.fromJson(d.toJson()));
+        QCOMPARE(c.getImageURLs(), QStringList{QStringLiteral("https://x")});
+        Message e(std::move(d));
+        d = e; // copy-assign into a moved-from object
+        QCOMPARE(d.getContent(), QStringLiteral("a"));
+        // NOLINTEND(bugprone-use-after-move)
+    }
+
+    void isEmptyIsContentAndToolCallsOnly()
+    {
+        Message m;
+        m.setName(QStringLiteral("n")).setReasoning(QStringLiteral("r")).addImageURL(QStringLiteral("https://x"));
+        QVERIFY(m.isEmpty());
+        m.setToolCalls(QStringLiteral("[]"));
+        QVERIFY(!m.isEmpty());
+        m.setToolCalls(QString()).setContent(QStringLiteral("c"));
+        QVERIFY(!m.isEmpty());
+    }
+
     void loneSurrogatesAndEmptyStringsDoNotCrash()
     {
         Message m(Role::User, QString(QChar(0xD800)));

@@ -421,6 +421,17 @@ ViStatus vi_dialog_clear_messages(const struct ViDialog *dialog);
 // `vi_message_list_free`).
 ViStatus vi_dialog_messages(const struct ViDialog *dialog, struct ViMessageList **list_out);
 
+// The messages changed since a snapshot of `count` messages taken at `revision` (a
+// `vi_message_list_revision`): when only appends happened since, the list holds just the
+// appended messages and `*first_out` is `count` (they belong at index `count` on); otherwise
+// the list holds every message and `*first_out` is 0. The list's revision is the current
+// one. Free the list with `vi_message_list_free`.
+ViStatus vi_dialog_messages_since(const struct ViDialog *dialog,
+                                  uint64_t revision,
+                                  size_t count,
+                                  struct ViMessageList **list_out,
+                                  size_t *first_out);
+
 // A number that changes whenever the messages change (cheap: no lock); lets a host keep a
 // cached copy of the messages.
 uint64_t vi_dialog_revision(const struct ViDialog *dialog);

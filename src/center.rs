@@ -355,12 +355,84 @@ impl Center {
         Value::Object(o)
     }
 
+    /// `to_json().to_string()`, written straight from the state: the dialogs (the bulk) are
+    /// serialised without building a `Value` tree.
+    pub fn to_json_string(&self) -> String {
+        use serde::ser::{SerializeMap, Serializer};
+        struct DialogOut<'a>(&'a Dialog);
+        impl serde::Serialize for DialogOut<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                self.0.serialize_json(s)
+            }
+        }
+        let s = self.read();
+        let models: Vec<Value> = s.models.values().map(Model::to_json).collect();
+        let providers: Vec<Value> = s.providers.values().map(Provider::to_json).collect();
+        let skills: Vec<Value> = s.skills.values().map(Skill::to_json).collect();
+        let mcps: Vec<Value> = s.mcps.values().map(Mcp::to_json).collect();
+        let prompts: Vec<Value> = s.prompts.values().map(Prompt::to_json).collect();
+        let default_provider = s.default_provider.clone();
+        let dialogs: Vec<Dialog> = s.dialogs.values().cloned().collect();
+        drop(s);
+
+        let mut out = Vec::with_capacity(1 << 16);
+        let mut ser = serde_json::Serializer::new(&mut out);
+        let write = |ser: &mut serde_json::Serializer<&mut Vec<u8>>| -> serde_json::Result<()> {
+            let mut o = ser.serialize_map(None)?;
+            o.serialize_entry("models", &models)?;
+            o.serialize_entry("providers", &providers)?;
+            o.serialize_entry("skills", &skills)?;
+            o.serialize_entry("mcps", &mcps)?;
+            o.serialize_entry("prompts", &prompts)?;
+            o.serialize_entry("defaultProviderId", &default_provider)?;
+            o.serialize_entry("dialogs", &crate::persist::SeqOut::new(dialogs.iter().map(DialogOut)))?;
+            o.end()
+        };
+        write(&mut ser).expect("serialising to memory cannot fail");
+        // SAFETY-free: serde_json writes UTF-8 only.
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// `from_json` on JSON text: the dialogs' messages are read straight into structs, no
+    /// `Value` tree is built for them. Err when the text is not a JSON object.
+    pub fn from_json_text(&self, text: &str) -> Result<bool, crate::Error> {
+        let doc = crate::persist::parse_center(text)?;
+        if !doc.any {
+            return Ok(false);
+        }
+        let dialogs = doc
+            .dialogs
+            .into_iter()
+            .map(|d| {
+                let dialog = Dialog::new(self);
+                dialog.apply_json(&d.rest, d.messages);
+                dialog
+            })
+            .collect();
+        self.replace_all(&doc.rest, dialogs);
+        Ok(true)
+    }
+
     /// Replaces everything but functions; old dialogs are aborted and dropped, saved ones
     /// restored. An empty object changes nothing and returns false.
     pub fn from_json(&self, o: &Map<String, Value>) -> bool {
         if o.is_empty() {
             return false;
         }
+        let dialogs = array_objects(o, "dialogs")
+            .map(|d| {
+                let dialog = Dialog::new(self);
+                dialog.from_json(d);
+                dialog
+            })
+            .collect();
+        self.replace_all(o, dialogs);
+        true
+    }
+
+    /// The body of `from_json`: everything but the dialogs from `o` (its "dialogs" entry is
+    /// not looked at), the dialogs as given.
+    fn replace_all(&self, o: &Map<String, Value>, dialogs: Vec<Dialog>) {
         let mut next = State::default();
         for m in array_objects(o, "models") {
             let mut model = Model::new();
@@ -388,9 +460,7 @@ impl Center {
             insert(&mut next.prompts, &prompt.name.clone(), prompt);
         }
         next.default_provider = json::string(o, "defaultProviderId");
-        for d in array_objects(o, "dialogs") {
-            let dialog = Dialog::new(self);
-            dialog.from_json(d);
+        for dialog in dialogs {
             insert(&mut next.dialogs, &dialog.id(), dialog);
         }
         let new_mcps: Vec<Mcp> = next.mcps.values().cloned().collect();
@@ -404,7 +474,6 @@ impl Center {
         for dialog in old_dialogs.values() {
             dialog.abort();
         }
-        true
     }
 }
 
@@ -526,5 +595,84 @@ mod tests {
         assert!(other.from_json(j.as_object().unwrap()));
         assert_eq!(other.to_json(), j);
         assert_eq!(j["models"][0]["token"], json!("t"));
+    }
+
+    fn rich_center() -> Center {
+        let c = Center::new();
+        c.add_model(valid_model("m"));
+        let mut p = Provider::new();
+        p.add_model("m", 1);
+        c.add_provider(p.clone());
+        c.set_default_provider(&p.id);
+        c.add_skill(Skill::new("k"));
+        c.add_mcp(Mcp::new("fs"));
+        c.add_prompt(Prompt::new("p", "c"));
+        let d = c.create_dialog();
+        d.append_message(Message::new(Role::System, "sys \"quoted\" \\ \u{1} é 😀"));
+        let mut m = Message::new(Role::Assistant, "a");
+        m.name = "n".into();
+        m.tool_call_id = "t".into();
+        m.tool_calls = "[{\"id\":\"x\"}]".into();
+        m.reasoning = "r".into();
+        m.add_image_url("http://i", "high");
+        d.append_message(m);
+        d.append_message(Message::new(Role::Tool, ""));
+        c.create_dialog();
+        c
+    }
+
+    #[test]
+    fn to_json_string_is_to_json_text() {
+        let c = rich_center();
+        assert_eq!(c.to_json_string(), c.to_json().to_string());
+        assert_eq!(Center::new().to_json_string(), Center::new().to_json().to_string());
+    }
+
+    /// `from_json_text` and `from_json` of the parsed text leave the same state.
+    fn same_by_both_paths(text: &str) {
+        let by_map = Center::new();
+        let by_text = Center::new();
+        let expected = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(o)) => Some(by_map.from_json(&o)),
+            _ => None,
+        };
+        let got = by_text.from_json_text(text).ok();
+        assert_eq!(got, expected, "{text}");
+        let strip = |v: Value| {
+            // Dialog ids are fresh uuids when the text has none: compare without them.
+            let mut v = v;
+            for d in v["dialogs"].as_array_mut().into_iter().flatten() {
+                if let Some(id) = d.get_mut("id") {
+                    if id.as_str().map_or(false, |s| s.len() == 36) {
+                        *id = json!("<uuid>");
+                    }
+                }
+            }
+            v
+        };
+        assert_eq!(strip(by_text.to_json()), strip(by_map.to_json()), "{text}");
+    }
+
+    #[test]
+    fn from_json_text_agrees_with_from_json() {
+        same_by_both_paths(&rich_center().to_json_string());
+        for text in [
+            "{}",
+            "[]",
+            "1",
+            "{\"dialogs\":1}",
+            "{\"dialogs\":[1,\"x\",null,[],{}]}",
+            "{\"x\":1}",
+            "{\"dialogs\":[{\"id\":\"a\",\"messages\":[{\"role\":\"assistant\",\"content\":5,\"images\":[{\"url\":1},2,{\"url\":\"u\",\"detail\":\"d\",\"x\":{}}]},{\"role\":7},3,{\"role\":\"USER\",\"content\":\"c\"}]}]}",
+            "{\"dialogs\":[{\"id\":\"a\",\"messages\":[{\"content\":\"1\"}],\"messages\":[{\"content\":\"2\",\"content\":\"3\"}]}]}",
+            "{\"dialogs\":[{\"id\":\"a\",\"messages\":{\"content\":\"x\"}}],\"dialogs\":[{\"id\":\"b\",\"capabilityRequirement\":3.0}]}",
+            "{\"dialogs\":[{\"id\":\"\",\"capabilityRequirement\":-1,\"skills\":[{\"name\":\"s\"}],\"prompts\":5}]}",
+            "{\"dialogs\":[{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"\\u00e9\\ud83d\\ude00\",\"toolCalls\":[1,2]}]}]}",
+            "{\"models\":[{\"id\":\"m\"}],\"defaultProviderId\":5,\"dialogs\":[]}",
+            "{\"dialogs\":[{\"id\":\"a\"}]} x",
+            "{\"dialogs\":[{\"id\":\"a\",]}",
+        ] {
+            same_by_both_paths(text);
+        }
     }
 }

@@ -65,6 +65,9 @@ pub(crate) struct State {
     pub last_usage: Option<Value>,
     /// Bumped on every change of `messages`.
     pub revision: u64,
+    /// The revision of the last change of `messages` that was not an append: a snapshot
+    /// taken at a revision ≥ this one is still a prefix of `messages`.
+    pub base_revision: u64,
 }
 
 impl State {
@@ -86,7 +89,14 @@ impl State {
             run: None,
             last_usage: None,
             revision: 0,
+            base_revision: 0,
         }
+    }
+
+    /// Records a change of `messages` other than an append (see `base_revision`).
+    fn replaced_messages(&mut self) {
+        self.revision += 1;
+        self.base_revision = self.revision;
     }
 
     /// Appends a message and says so.
@@ -128,7 +138,7 @@ impl State {
         self.provider_id = source.provider_id.clone();
         self.model_id = source.model_id.clone();
         self.requirement = source.requirement;
-        self.revision += 1;
+        self.replaced_messages();
     }
 }
 
@@ -260,7 +270,7 @@ impl Dialog {
     pub fn clear_messages(&self) {
         self.update(|s, _| {
             s.messages.clear();
-            s.revision += 1;
+            s.replaced_messages();
         });
     }
 
@@ -271,6 +281,21 @@ impl Dialog {
     /// The messages together with the revision they belong to, read under one lock.
     pub fn messages_with_revision(&self) -> (Vec<Message>, u64) {
         self.read(|s| (s.messages.clone(), s.revision))
+    }
+
+    /// What changed since a snapshot of `count` messages taken at `revision`, read under one
+    /// lock: `(messages, first, revision now)`. When only appends happened since (and the
+    /// snapshot is plausible), `first == count` and `messages` are the appended ones;
+    /// otherwise `first == 0` and `messages` are all of them.
+    pub fn messages_since(&self, revision: u64, count: usize) -> (Vec<Message>, usize, u64) {
+        self.read(|s| {
+            let first = if revision >= s.base_revision && revision <= s.revision && count <= s.messages.len() {
+                count
+            } else {
+                0
+            };
+            (s.messages[first..].to_vec(), first, s.revision)
+        })
     }
 
     /// Changes whenever the messages change; cheap (no lock).
@@ -296,7 +321,7 @@ impl Dialog {
         self.update(|s, _| {
             if count >= 0 && (count as usize) < s.messages.len() {
                 s.messages.truncate(count as usize);
-                s.revision += 1;
+                s.replaced_messages();
             }
         });
     }
@@ -490,6 +515,25 @@ impl Dialog {
         })
     }
 
+    /// Writes what `to_json` returns, straight to `s` (no `Value` tree), under the lock.
+    pub(crate) fn serialize_json<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use crate::persist::{MessageOut, SeqOut};
+        use serde::ser::SerializeMap;
+        self.read(|st| {
+            let mut o = s.serialize_map(None)?;
+            o.serialize_entry("id", &st.id)?;
+            o.serialize_entry("branchFromId", &st.branch_from_id)?;
+            o.serialize_entry("providerId", &st.provider_id)?;
+            o.serialize_entry("modelId", &st.model_id)?;
+            o.serialize_entry("capabilityRequirement", &st.requirement)?;
+            o.serialize_entry("messages", &SeqOut::new(st.messages.iter().map(MessageOut)))?;
+            o.serialize_entry("skills", &SeqOut::new(st.skills.iter().map(Skill::to_json)))?;
+            o.serialize_entry("mcps", &SeqOut::new(st.mcps.iter().map(Mcp::to_json)))?;
+            o.serialize_entry("prompts", &SeqOut::new(st.prompts.iter().map(Prompt::to_json)))?;
+            o.end()
+        })
+    }
+
     /// Applies every field; returns whether an id was restored.
     pub fn from_json(&self, o: &Map<String, Value>) -> bool {
         let messages = objects(o, "messages").map(|m| {
@@ -497,7 +541,12 @@ impl Dialog {
             message.from_json(m);
             message
         });
-        let messages: Vec<Message> = messages.collect();
+        self.apply_json(o, messages.collect())
+    }
+
+    /// `from_json` with the messages already read (`o`'s own "messages" entry, if any, is
+    /// not looked at): the Center document reader reads them straight into structs.
+    pub(crate) fn apply_json(&self, o: &Map<String, Value>, messages: Vec<Message>) -> bool {
         let mut skills = Vec::new();
         for k in objects(o, "skills") {
             let mut skill = Skill::default();
@@ -534,7 +583,7 @@ impl Dialog {
             s.skills = skills;
             let old_mcps = std::mem::replace(&mut s.mcps, mcps);
             s.prompts = prompts;
-            s.revision += 1;
+            s.replaced_messages();
             old_mcps
         });
         crate::mcp_client::retire_missing(&old_mcps, &new_mcps);
@@ -633,6 +682,49 @@ mod tests {
         d.truncate_to(1);
         assert_eq!(d.message_count(), 1);
         assert_ne!(d.revision(), rev);
+    }
+
+    #[test]
+    fn messages_since_gives_only_the_appended_messages_after_appends() {
+        let d = Dialog::new(&Center::new());
+        let contents = |v: &[Message]| v.iter().map(|m| m.content.clone()).collect::<Vec<_>>();
+        d.append_message(Message::new(Role::User, "a"));
+        d.append_message(Message::new(Role::Assistant, "b"));
+        let (all, first, rev) = d.messages_since(0, 0);
+        assert_eq!((contents(&all), first), (vec!["a".to_string(), "b".to_string()], 0));
+        // nothing changed: an empty delta
+        let (none, first, same) = d.messages_since(rev, 2);
+        assert_eq!((none.len(), first, same), (0, 2, rev));
+        // appends only: the new ones, from the old count
+        d.append_message(Message::new(Role::User, "c"));
+        d.begin_assistant_message();
+        d.append_delta("d");
+        d.end_assistant_message();
+        let (delta, first, rev2) = d.messages_since(rev, 2);
+        assert_eq!((contents(&delta), first), (vec!["c".to_string(), "d".to_string()], 2));
+        assert_ne!(rev2, rev);
+        // a truncation (even back to the same count after an append) is a full snapshot
+        d.truncate_to(3);
+        d.append_message(Message::new(Role::User, "e"));
+        let (full, first, rev3) = d.messages_since(rev2, 4);
+        assert_eq!((contents(&full), first), (vec!["a", "b", "c", "e"].into_iter().map(String::from).collect::<Vec<_>>(), 0));
+        // clear, copy_to and from_json too
+        d.clear_messages();
+        assert_eq!(d.messages_since(rev3, 4).1, 0);
+        let other = Dialog::new(&Center::new());
+        other.append_message(Message::new(Role::User, "x"));
+        let (_, _, other_rev) = other.messages_since(0, 0);
+        d.append_message(Message::new(Role::User, "y"));
+        assert!(d.copy_to(&other));
+        let (copied, first, _) = other.messages_since(other_rev, 1);
+        assert_eq!((contents(&copied), first), (vec!["y".to_string()], 0));
+        let (_, _, rev4) = d.messages_since(0, 0);
+        d.from_json(&serde_json::json!({"messages": [{"role": "user", "content": "z"}]}).as_object().unwrap().clone());
+        assert_eq!(d.messages_since(rev4, 1).1, 0);
+        // an implausible snapshot (a revision from the future, more messages than there are)
+        let (_, _, rev5) = d.messages_since(0, 0);
+        assert_eq!(d.messages_since(rev5 + 1, 1).1, 0);
+        assert_eq!(d.messages_since(rev5, 2).1, 0);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod json;
 pub mod mcp;
 pub mod mcp_client;
 pub mod message;
+pub(crate) mod persist;
 pub mod model;
 pub mod prompt;
 pub mod provider;

@@ -390,12 +390,32 @@ JsonConfig Center::toJson() const
 
 bool Center::fromJson(const JsonConfig& json)
 {
-    QByteArray text;
-    if (!objectJson(json, &text))
-        return false;
     bool replaced = false;
-    if (vi_center_from_json(d->center, text.constData(), size_t(text.size()), &replaced) != VI_STATUS_OK
-        || !replaced)
+    ViStatus status = VI_STATUS_OK;
+    // A document still holding the strict JSON text it was parsed from (e.g. a saved
+    // toJson() read back with parse()) goes to the core as is: no Qt tree is built or
+    // written. Should the core refuse that text (serde_json is stricter than Qt on
+    // corner cases, e.g. nesting deeper than 128), the document is written by Qt as
+    // for any other JsonConfig.
+    bool strict = false;
+    const QByteArray source = json.sourceUtf8(&strict);
+    bool sent = false;
+    if (strict) {
+        qsizetype i = 0;
+        while (i < source.size() && (source[i] == ' ' || source[i] == '\t' || source[i] == '\n' || source[i] == '\r'))
+            ++i;
+        if (i < source.size() && source[i] == '{') {
+            status = vi_center_from_json(d->center, source.constData(), size_t(source.size()), &replaced);
+            sent = status == VI_STATUS_OK;
+        }
+    }
+    if (!sent) {
+        QByteArray text;
+        if (!objectJson(json, &text))
+            return false;
+        status = vi_center_from_json(d->center, text.constData(), size_t(text.size()), &replaced);
+    }
+    if (status != VI_STATUS_OK || !replaced)
         return false;
 
     // The old dialogs are gone from the core; wrap the restored ones.

@@ -56,7 +56,10 @@ ViDialog* Dialog::handle() const
 
 Dialog& Dialog::appendMessage(const Message& message)
 {
-    vi_dialog_append_message(d->handle, Internal::handle(message));
+    // Message holds its fields on the Qt side: hand the core a temporary copy.
+    ViMessage* m = toHandle(message);
+    vi_dialog_append_message(d->handle, m);
+    vi_message_free(m);
     return *this;
 }
 
@@ -76,13 +79,21 @@ QList<Message> Dialog::getMessages() const
     const quint64 revision = vi_dialog_revision(d->handle);
     QMutexLocker lock(&d->cacheMutex);
     if (d->cacheValid && d->cacheRevision == revision)
-        return d->cache;
+        return d->cache; // O(1): the list is implicitly shared
+    // Changed: when only appends happened since the cached snapshot the core gives just the
+    // appended messages (first == the cached count); otherwise every message (first == 0).
     ViMessageList* list = nullptr;
-    if (vi_dialog_messages(d->handle, &list) != VI_STATUS_OK)
+    size_t first = 0;
+    const quint64 since = d->cacheValid ? d->cacheRevision : 0;
+    const size_t cached = d->cacheValid ? size_t(d->cache.size()) : 0;
+    if (vi_dialog_messages_since(d->handle, since, cached, &list, &first) != VI_STATUS_OK)
         return {};
     const size_t count = vi_message_list_len(list);
     QList<Message> messages;
-    messages.reserve(qsizetype(count));
+    if (first > 0)
+        messages = std::move(d->cache); // first == the cached count
+    else
+        messages.reserve(qsizetype(count)); // (appends to the cache grow it geometrically)
     for (size_t i = 0; i < count; ++i)
         messages.append(adoptMessage(vi_message_list_take(list, i)));
     d->cacheRevision = vi_message_list_revision(list);

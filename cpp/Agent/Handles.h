@@ -3,14 +3,22 @@
 // Internal (not installed): the bridge between the public value classes and their Rust
 // handles, for the rest of the Qt layer (Dialog, Center).
 //
-//   const ViMessage* handle(const Message&)   borrowed; valid while the object lives and
+//   Message keeps its fields on the Qt side (Message.cpp), so it converts rather than
+//   sharing a handle:
+//   ViMessage* toHandle(const Message&)       a NEW core message with every field (the
+//                                             caller frees it with vi_message_free; NULL
+//                                             only when the core fails)
+//   Message readMessage(const ViMessage*)     the fields of a borrowed core message
+//                                             (NULL gives a default Message)
+//   Message adoptMessage(ViMessage*)          readMessage, then frees the handle
+//   The other value classes own one handle each:
+//   const ViModel* handle(const Model&)       borrowed; valid while the object lives and
 //                                             is not modified. NULL only for a
 //                                             move-constructed-from object (the C ABI
 //                                             treats NULL as an error / empty value).
-//   Message adoptMessage(ViMessage*)          takes ownership of a handle the C ABI gave
-//                                             out (NULL gives a default Message).
-//   … and the same for Model, Provider, Skill, MCP, Prompt:
-//     handle(const X&), adoptModel, adoptProvider, adoptSkill, adoptMcp, adoptPrompt.
+//   … and the same for Provider, Skill, MCP, Prompt; adoptModel, adoptProvider, adoptSkill,
+//   adoptMcp, adoptPrompt take ownership of a handle the C ABI gave out (NULL gives a
+//   default object).
 //
 // fromJsonArray helpers: a JSON array text of objects (as vi_center_models etc. return)
 // → a list of value objects, each read with X::fromJson:
@@ -40,16 +48,26 @@ struct HandleAccess
     static auto get(const T& value) { return value.d; }
     template<typename T, typename H>
     static T adopt(H* handle) { return handle ? T(handle) : T(); }
+
+    // Message (defined in Message.cpp).
+    static ViMessage* messageToHandle(const Message& message);
+    static Message messageFromHandle(const ViMessage* handle);
 };
 
-inline const ViMessage* handle(const Message& m) { return HandleAccess::get(m); }
+inline ViMessage* toHandle(const Message& m) { return HandleAccess::messageToHandle(m); }
+inline Message readMessage(const ViMessage* h) { return HandleAccess::messageFromHandle(h); }
+inline Message adoptMessage(ViMessage* h)
+{
+    Message out = HandleAccess::messageFromHandle(h);
+    vi_message_free(h);
+    return out;
+}
 inline const ViModel* handle(const Model& m) { return HandleAccess::get(m); }
 inline const ViProvider* handle(const Provider& p) { return HandleAccess::get(p); }
 inline const ViSkill* handle(const Skill& s) { return HandleAccess::get(s); }
 inline const ViMcp* handle(const MCP& m) { return HandleAccess::get(m); }
 inline const ViPrompt* handle(const Prompt& p) { return HandleAccess::get(p); }
 
-inline Message adoptMessage(ViMessage* h) { return HandleAccess::adopt<Message>(h); }
 inline Model adoptModel(ViModel* h) { return HandleAccess::adopt<Model>(h); }
 inline Provider adoptProvider(ViProvider* h) { return HandleAccess::adopt<Provider>(h); }
 inline Skill adoptSkill(ViSkill* h) { return HandleAccess::adopt<Skill>(h); }

@@ -1,9 +1,23 @@
 // SPDX-License-Identifier: MIT
+//
+// Message: the fields are held here, in an implicitly shared private (MessageData), so that
+// creating, copying and reading a message never crosses the C ABI. The core's Message is
+// used only where its behaviour lives: serialisation (toJson/fromJson go through a
+// temporary ViMessage) and the Dialog/Prompt boundary (Internal::toHandle / adoptMessage,
+// Handles.h).
+//
+// Strings are stored as the core would give them back: setters replace lone surrogates by
+// U+FFFD (validUtf16, Strings.h), so a message reads the same before and after a trip
+// through the core.
 #include <Agent/Message.h>
 
+#include "Handles.h"
 #include "Strings.h"
 
 #include <visindigo_agent.h>
+
+#include <QtCore/QList>
+#include <QtCore/QSharedData>
 
 #include <utility>
 
@@ -13,146 +27,199 @@ using Internal::ownedJson;
 using Internal::takeJson;
 using Internal::toQString;
 using Internal::Utf8;
+using Internal::validUtf16;
+
+class MessageData : public QSharedData
+{
+public:
+    struct Image
+    {
+        QString url;
+        QString detail;
+    };
+
+    Message::Role role = Message::Role::User;
+    QString content;
+    QString name;
+    QString toolCallId;
+    QString toolCalls;
+    QString reasoning;
+    QList<Image> images;
+
+    // A new private already holding its one reference, for QAdoptSharedDataTag (saves the
+    // atomic increment of the plain constructor).
+    static MessageData* adoptable()
+    {
+        auto* data = new MessageData;
+        data->ref.storeRelaxed(1);
+        return data;
+    }
+};
 
 namespace {
 
-ViMessage* newMessage(Message::Role role, const QString& content)
+Message::Role roleOf(uint32_t value)
 {
-    const Utf8 u(content);
-    ViMessage* m = nullptr;
-    if (vi_message_new(uint32_t(role), u.data(), u.size(), &m) != VI_STATUS_OK)
-        return nullptr;
-    return m;
+    return value <= VI_ROLE_PROMPT ? Message::Role(value) : Message::Role::User;
 }
 
-ViMessage* cloneMessage(const ViMessage* m)
+// The fields of a core message (borrowed) in a new private.
+MessageData* readHandle(const ViMessage* m)
 {
-    ViMessage* out = nullptr;
-    if (!m || vi_message_clone(m, &out) != VI_STATUS_OK)
+    auto* data = MessageData::adoptable();
+    data->role = roleOf(vi_message_role(m));
+    data->content = toQString(vi_message_content(m));
+    data->name = toQString(vi_message_name(m));
+    data->toolCallId = toQString(vi_message_tool_call_id(m));
+    data->toolCalls = toQString(vi_message_tool_calls(m));
+    data->reasoning = toQString(vi_message_reasoning(m));
+    const size_t n = vi_message_image_count(m);
+    if (n) {
+        data->images.reserve(qsizetype(n));
+        for (size_t i = 0; i < n; ++i)
+            data->images.append({toQString(vi_message_image_url(m, i)), toQString(vi_message_image_detail(m, i))});
+    }
+    return data;
+}
+
+ViStatus setString(ViStatus (*set)(ViMessage*, const char*, size_t), ViMessage* m, const QString& value)
+{
+    if (value.isEmpty())
+        return VI_STATUS_OK; // a new core message has every string empty
+    const Utf8 u(value);
+    return set(m, u.data(), u.size());
+}
+
+// A new core message with the fields of `data` (null = a default message); NULL only when
+// the core fails to allocate.
+ViMessage* newHandle(const MessageData* data)
+{
+    static const MessageData defaults;
+    if (!data)
+        data = &defaults;
+    const Utf8 content(data->content);
+    ViMessage* m = nullptr;
+    if (vi_message_new(uint32_t(data->role), content.data(), content.size(), &m) != VI_STATUS_OK)
         return nullptr;
-    return out;
+    setString(vi_message_set_name, m, data->name);
+    setString(vi_message_set_tool_call_id, m, data->toolCallId);
+    setString(vi_message_set_tool_calls, m, data->toolCalls);
+    setString(vi_message_set_reasoning, m, data->reasoning);
+    for (const MessageData::Image& image : data->images) {
+        const Utf8 url(image.url);
+        const Utf8 detail(image.detail);
+        vi_message_add_image_url(m, url.data(), url.size(), detail.data(), detail.size());
+    }
+    return m;
 }
 
 } // namespace
 
-Message::Message()
-    : d(newMessage(Role::User, QString()))
+// ---- the bridge to the core (Handles.h) -----------------------------------------------------------
+
+ViMessage* Internal::HandleAccess::messageToHandle(const Message& message)
 {
+    return newHandle(message.d.constData());
 }
+
+Message Internal::HandleAccess::messageFromHandle(const ViMessage* handle)
+{
+    Message out;
+    if (handle)
+        out.d = QSharedDataPointer<MessageData>(readHandle(handle), QAdoptSharedDataTag{});
+    return out;
+}
+
+// ---- the value class --------------------------------------------------------------------------------
+
+Message::Message() = default;
 
 Message::Message(Role role, const QString& content)
-    : d(newMessage(role, content))
+    : d(MessageData::adoptable(), QAdoptSharedDataTag{})
 {
+    d->role = roleOf(uint32_t(role)); // a value outside the enum reads as User
+    d->content = validUtf16(content);
 }
 
-Message::Message(ViMessage* adopted) noexcept
-    : d(adopted)
-{
-}
-
-Message::Message(const Message& other)
-    : d(cloneMessage(other.d))
-{
-}
-
-Message::Message(Message&& other) noexcept
-    : d(std::exchange(other.d, nullptr))
-{
-}
-
-Message::~Message()
-{
-    vi_message_free(d);
-}
-
-Message& Message::operator=(const Message& other)
-{
-    if (this != &other) {
-        ViMessage* copy = cloneMessage(other.d);
-        vi_message_free(d);
-        d = copy;
-    }
-    return *this;
-}
+Message::Message(const Message& other) = default;
+Message::Message(Message&& other) noexcept = default;
+Message::~Message() = default;
+Message& Message::operator=(const Message& other) = default;
 
 Message& Message::operator=(Message&& other) noexcept
 {
-    std::swap(d, other.d);
+    d.swap(other.d);
     return *this;
 }
 
-ViMessage* Message::mut()
+MessageData* Message::mut()
 {
     if (!d)
-        d = newMessage(Role::User, QString());
-    return d;
+        d = QSharedDataPointer<MessageData>(MessageData::adoptable(), QAdoptSharedDataTag{});
+    return d.data(); // detaches when shared
 }
 
 Message& Message::setRole(Role role)
 {
-    vi_message_set_role(mut(), uint32_t(role));
+    // A value outside the enum changes nothing (the core's vi_message_set_role refuses it).
+    if (uint32_t(role) <= VI_ROLE_PROMPT)
+        mut()->role = role;
     return *this;
 }
 
 Message& Message::setContent(const QString& content)
 {
-    const Utf8 u(content);
-    vi_message_set_content(mut(), u.data(), u.size());
+    mut()->content = validUtf16(content);
     return *this;
 }
 
 Message& Message::setName(const QString& name)
 {
-    const Utf8 u(name);
-    vi_message_set_name(mut(), u.data(), u.size());
+    mut()->name = validUtf16(name);
     return *this;
 }
 
 Message& Message::setToolCallID(const QString& id)
 {
-    const Utf8 u(id);
-    vi_message_set_tool_call_id(mut(), u.data(), u.size());
+    mut()->toolCallId = validUtf16(id);
     return *this;
 }
 
 Message& Message::setToolCalls(const QString& rawJsonArray)
 {
-    const Utf8 u(rawJsonArray);
-    vi_message_set_tool_calls(mut(), u.data(), u.size());
+    mut()->toolCalls = validUtf16(rawJsonArray);
     return *this;
 }
 
 Message& Message::setReasoning(const QString& reasoning)
 {
-    const Utf8 u(reasoning);
-    vi_message_set_reasoning(mut(), u.data(), u.size());
+    mut()->reasoning = validUtf16(reasoning);
     return *this;
 }
 
-Message::Role Message::getRole() const
-{
-    const uint32_t r = vi_message_role(d);
-    return r <= VI_ROLE_PROMPT ? Role(r) : Role::User;
-}
-
-QString Message::getContent() const { return toQString(vi_message_content(d)); }
-QString Message::getName() const { return toQString(vi_message_name(d)); }
-QString Message::getToolCallID() const { return toQString(vi_message_tool_call_id(d)); }
-QString Message::getToolCalls() const { return toQString(vi_message_tool_calls(d)); }
-QString Message::getReasoning() const { return toQString(vi_message_reasoning(d)); }
+Message::Role Message::getRole() const { return d ? d->role : Role::User; }
+QString Message::getContent() const { return d ? d->content : QString(); }
+QString Message::getName() const { return d ? d->name : QString(); }
+QString Message::getToolCallID() const { return d ? d->toolCallId : QString(); }
+QString Message::getToolCalls() const { return d ? d->toolCalls : QString(); }
+QString Message::getReasoning() const { return d ? d->reasoning : QString(); }
 
 bool Message::isEmpty() const
 {
-    return vi_message_is_empty(d);
+    // SPEC §B.1 / seeds/Message.md, the one-line rule: empty means neither content nor tool
+    // calls (name, reasoning and images don't count). The same as the core's
+    // Message::is_empty, kept here so the check does not cross the C ABI.
+    return !d || (d->content.isEmpty() && d->toolCalls.isEmpty());
 }
 
 Visindigo::Utility::JsonConfig Message::toJson() const
 {
-    if (!d) {
-        // A moved-from message serialises as a default one.
-        return Message().toJson();
-    }
-    return takeJson(ownedJson([this](ViString** out) { return vi_message_to_json(d, out); }));
+    // The JSON shape is the core's (SPEC §B.1, §E.9): serialise a temporary core message.
+    ViMessage* m = newHandle(d.constData());
+    const Visindigo::Utility::JsonConfig out =
+        takeJson(ownedJson([m](ViString** o) { return vi_message_to_json(m, o); }));
+    vi_message_free(m);
+    return out;
 }
 
 bool Message::fromJson(const Visindigo::Utility::JsonConfig& json)
@@ -160,27 +227,32 @@ bool Message::fromJson(const Visindigo::Utility::JsonConfig& json)
     QByteArray text;
     if (!Internal::objectJson(json, &text))
         return false;
-    bool recognized = false;
-    if (vi_message_from_json(mut(), text.constData(), size_t(text.size()), &recognized) != VI_STATUS_OK)
+    // The core reads the JSON into a temporary message; its fields then replace ours.
+    ViMessage* m = nullptr;
+    if (vi_message_new(VI_ROLE_USER, nullptr, 0, &m) != VI_STATUS_OK)
         return false;
-    return recognized;
+    bool recognized = false;
+    const bool ok = vi_message_from_json(m, text.constData(), size_t(text.size()), &recognized) == VI_STATUS_OK;
+    if (ok)
+        d = QSharedDataPointer<MessageData>(readHandle(m), QAdoptSharedDataTag{});
+    vi_message_free(m);
+    return ok && recognized;
 }
 
 Message& Message::addImageURL(const QString& url, const QString& detail)
 {
-    const Utf8 u(url);
-    const Utf8 dt(detail);
-    vi_message_add_image_url(mut(), u.data(), u.size(), dt.data(), dt.size());
+    mut()->images.append({validUtf16(url), validUtf16(detail)});
     return *this;
 }
 
 QStringList Message::getImageURLs() const
 {
     QStringList out;
-    const size_t n = vi_message_image_count(d);
-    out.reserve(qsizetype(n));
-    for (size_t i = 0; i < n; ++i)
-        out.append(toQString(vi_message_image_url(d, i)));
+    if (!d)
+        return out;
+    out.reserve(d->images.size());
+    for (const MessageData::Image& image : d->images)
+        out.append(image.url);
     return out;
 }
 

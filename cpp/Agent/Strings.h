@@ -2,6 +2,8 @@
 //
 // Internal (not installed): converting strings and JSON between Qt and the C ABI.
 //
+//   validUtf16(qstring)        the string with every lone surrogate as U+FFFD (the same
+//                              string, shared, when there is none)
 //   Utf8 u(qstring);           u.data() / u.size() — UTF-8 bytes for a (data, len) argument
 //   toUtf8(qstring)            the same bytes as a QByteArray (lone surrogates → U+FFFD)
 //   toQString(ViStr)           a borrowed view → QString (copied)
@@ -38,6 +40,54 @@
 #include <QtCore/QStringList>
 
 namespace Visindigo::Agent::Internal {
+
+namespace Detail {
+// Whether any code unit is a surrogate. No early exit, so the compiler vectorises it: this
+// is the whole cost of validUtf16 for ordinary text.
+inline bool anySurrogate(const char16_t* c, qsizetype n)
+{
+    unsigned found = 0;
+    for (qsizetype i = 0; i < n; ++i)
+        found |= unsigned((c[i] & 0xF800) == 0xD800);
+    return found != 0;
+}
+
+// The index of the first lone surrogate at or after `from`, or -1.
+inline qsizetype firstLoneSurrogate(const char16_t* c, qsizetype n, qsizetype from)
+{
+    for (qsizetype i = from; i < n; ++i) {
+        if ((c[i] & 0xF800) != 0xD800)
+            continue;
+        if (c[i] < 0xDC00 && i + 1 < n && (c[i + 1] & 0xFC00) == 0xDC00) {
+            ++i; // a valid pair
+            continue;
+        }
+        return i;
+    }
+    return -1;
+}
+} // namespace Detail
+
+// The string with every lone surrogate replaced by U+FFFD — what a round trip through the
+// core's UTF-8 gives. Without one (the usual case) the string itself, shared, after one
+// scan.
+inline QString validUtf16(const QString& s)
+{
+    const auto* c = reinterpret_cast<const char16_t*>(s.constData());
+    const qsizetype n = s.size();
+    if (!Detail::anySurrogate(c, n))
+        return s;
+    qsizetype i = Detail::firstLoneSurrogate(c, n, 0);
+    if (i < 0)
+        return s;
+    QString fixed = s;
+    QChar* f = fixed.data();
+    while (i >= 0) {
+        f[i] = QChar(QChar::ReplacementCharacter);
+        i = Detail::firstLoneSurrogate(c, n, i + 1);
+    }
+    return fixed;
+}
 
 // A QString's UTF-8 bytes with every lone surrogate as U+FFFD (QString::toUtf8() would
 // write '?'), the same replacement the JSON helpers below make.

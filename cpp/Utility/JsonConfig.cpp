@@ -22,7 +22,12 @@
 #include <QtCore/QStringView>
 #include <QtCore/QVarLengthArray>
 
+#include <QtCore/QtEndian>
+#include <QtCore/qalgorithms.h>
+
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 namespace Visindigo::Utility {
@@ -94,6 +99,377 @@ QJsonValue parseUtf8(const QByteArray& text, QJsonParseError* error)
     if (parseError.error != QJsonParseError::NoError)
         return emptyObject();
     return rootOf(document);
+}
+
+// ---- the validator ---------------------------------------------------------------------
+//
+// One pass over UTF-8 text, no DOM: does QJsonDocument::fromJson accept it? It follows
+// Qt 6's parser (qjsonparser.cpp) rule for rule, so that a document it accepts is one Qt
+// parses without error, and one it rejects is handed to Qt for the exact error:
+// * the root, after optional whitespace (space, tab, LF, CR), is an object or an array
+//   (anything else — a scalar, a byte order mark — is left to Qt: Unhandled);
+// * nesting: at most 1024 open containers;
+// * strings: valid UTF-8 (no overlong forms, no encoded surrogates, nothing past
+//   U+10FFFF); raw control characters are accepted, as Qt does; "\u" takes exactly four
+//   hex digits (lone surrogates accepted); any other escaped byte stands for itself;
+// * numbers are scanned as Qt scans them ("-"? then "0" or digits, then "." digits*,
+//   then [eE][+-]?digits*) and judged by Qt's own conversion (QByteArray::toLongLong /
+//   toDouble) unless they are plain RFC 8259 numbers without exponent, which always
+//   convert;
+// * literals true/false/null; "," between members/elements, no trailing ",".
+// On the way it notes whether the text is compact (no whitespace outside strings) and
+// strict (RFC 8259: no raw control characters, only the standard escapes, surrogate
+// escapes only as pairs, numbers in RFC form).
+struct Verdict
+{
+    enum Result { Valid, Invalid, Unhandled } result = Unhandled;
+    bool compact = true;
+    bool strict = true;
+};
+
+constexpr int MaxNesting = 1024; // Qt's nestingLimit
+
+inline bool isJsonSpace(uchar c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+inline int hexDigit(uchar c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+// One UTF-8 encoded character starting at p (a byte >= 0x80); advances p past it.
+inline bool skipUtf8Char(const uchar*& p, const uchar* end)
+{
+    const uchar b = *p;
+    int extra;
+    uchar lo = 0x80, hi = 0xbf; // the allowed range of the second byte
+    if (b < 0xc2)
+        return false; // a continuation byte, or an overlong 2-byte lead
+    if (b < 0xe0) {
+        extra = 1;
+    } else if (b < 0xf0) {
+        extra = 2;
+        if (b == 0xe0)
+            lo = 0xa0; // overlong
+        else if (b == 0xed)
+            hi = 0x9f; // surrogates
+    } else if (b < 0xf5) {
+        extra = 3;
+        if (b == 0xf0)
+            lo = 0x90; // overlong
+        else if (b == 0xf4)
+            hi = 0x8f; // past U+10FFFF
+    } else {
+        return false;
+    }
+    if (end - p <= extra)
+        return false;
+    if (p[1] < lo || p[1] > hi)
+        return false;
+    for (int i = 2; i <= extra; ++i) {
+        if ((p[i] & 0xc0) != 0x80)
+            return false;
+    }
+    p += extra + 1;
+    return true;
+}
+
+// The "\uXXXX" unit at p (p[0] == '\\', p[1] == 'u'), or -1.
+inline int unicodeEscape(const uchar* p, const uchar* end)
+{
+    if (end - p < 6)
+        return -1;
+    int unit = 0;
+    for (int i = 2; i < 6; ++i) {
+        const int h = hexDigit(p[i]);
+        if (h < 0)
+            return -1;
+        unit = unit * 16 + h;
+    }
+    return unit;
+}
+
+constexpr quint64 Ones = 0x0101010101010101ULL;
+constexpr quint64 Highs = 0x8080808080808080ULL;
+
+// A string after its opening quote; p ends after the closing quote.
+inline bool skipString(const uchar*& p, const uchar* end, Verdict& v)
+{
+    for (;;) {
+#if Q_BYTE_ORDER == Q_LITTLE_ENDIAN
+        // Eight bytes at a time while none is special: '"', '\\', a control character
+        // (< 0x20) or a non-ASCII byte.
+        while (end - p >= 8) {
+            quint64 w;
+            std::memcpy(&w, p, 8);
+            const quint64 quote = w ^ (Ones * '"');
+            const quint64 backslash = w ^ (Ones * '\\');
+            const quint64 special = (w | ((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)
+                                     | ((w - Ones * 0x20) & ~w))
+                & Highs;
+            if (special) {
+                p += qCountTrailingZeroBits(special) / 8;
+                break;
+            }
+            p += 8;
+        }
+#endif
+        if (p >= end)
+            return false;
+        const uchar c = *p;
+        if (c == '"') {
+            ++p;
+            return true;
+        }
+        if (c == '\\') {
+            if (end - p < 2)
+                return false;
+            const uchar e = p[1];
+            if (e == 'u') {
+                const int unit = unicodeEscape(p, end);
+                if (unit < 0)
+                    return false;
+                p += 6;
+                if (unit >= 0xd800 && unit <= 0xdbff) {
+                    // Strict only as a pair; Qt accepts it either way.
+                    const int next = (end - p >= 2 && p[0] == '\\' && p[1] == 'u') ? unicodeEscape(p, end) : -1;
+                    if (next >= 0xdc00 && next <= 0xdfff)
+                        p += 6;
+                    else
+                        v.strict = false;
+                } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+                    v.strict = false;
+                }
+                continue;
+            }
+            switch (e) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                break;
+            default:
+                v.strict = false; // Qt takes any other escaped byte as itself
+            }
+            p += 2;
+            continue;
+        }
+        if (c < 0x20) {
+            v.strict = false;
+            ++p;
+            continue;
+        }
+        if (c < 0x80) {
+            ++p; // only reached on big-endian hosts or in the last 7 bytes
+            continue;
+        }
+        if (!skipUtf8Char(p, end))
+            return false;
+    }
+}
+
+inline bool isDigit(uchar c)
+{
+    return c >= '0' && c <= '9';
+}
+
+// A number as Qt scans it, judged as Qt judges it.
+inline bool skipNumber(const uchar*& p, const uchar* end, Verdict& v)
+{
+    const uchar* start = p;
+    bool rfc = true;     // RFC 8259 form so far
+    bool exponent = false;
+    bool isInt = true;   // Qt's notion: no exponent, fraction all zeros
+    if (p < end && *p == '-')
+        ++p;
+    if (p < end && *p == '0') {
+        ++p;
+    } else {
+        const uchar* digits = p;
+        while (p < end && isDigit(*p))
+            ++p;
+        if (p == digits)
+            rfc = false;
+    }
+    if (p < end && *p == '.') {
+        ++p;
+        const uchar* digits = p;
+        while (p < end && isDigit(*p)) {
+            isInt = isInt && *p == '0';
+            ++p;
+        }
+        if (p == digits)
+            rfc = false;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        exponent = true;
+        isInt = false;
+        ++p;
+        if (p < end && (*p == '-' || *p == '+'))
+            ++p;
+        const uchar* digits = p;
+        while (p < end && isDigit(*p))
+            ++p;
+        if (p == digits)
+            rfc = false;
+    }
+    if (p >= end)
+        return false; // Qt: TerminationByNumber
+    if (!rfc)
+        v.strict = false;
+    // An RFC number without exponent and of modest length always converts.
+    if (rfc && !exponent && p - start <= 300)
+        return true;
+    const QByteArray number = QByteArray::fromRawData(reinterpret_cast<const char*>(start), p - start);
+    bool ok = false;
+    if (isInt) {
+        number.toLongLong(&ok);
+        if (ok)
+            return true;
+    }
+    number.toDouble(&ok);
+    return ok;
+}
+
+inline bool skipLiteral(const uchar*& p, const uchar* end, const char* word, qsizetype size)
+{
+    // Qt needs one byte more than the word after its first letter; a valid document has
+    // at least a closing bracket there anyway.
+    if (end - p < size + 1 || std::memcmp(p, word, size_t(size)) != 0)
+        return false;
+    p += size;
+    return true;
+}
+
+Verdict validate(const QByteArray& text)
+{
+    Verdict v;
+    const uchar* p = reinterpret_cast<const uchar*>(text.constData());
+    const uchar* const end = p + text.size();
+
+    auto skipSpace = [&] {
+        if (p < end && isJsonSpace(*p)) {
+            v.compact = false;
+            do
+                ++p;
+            while (p < end && isJsonSpace(*p));
+        }
+    };
+
+    skipSpace();
+    if (p >= end || (*p != '{' && *p != '['))
+        return v; // Unhandled: Qt decides (and gives its error)
+    v.result = Verdict::Invalid;
+
+    // The open containers: true = object.
+    bool stack[MaxNesting];
+    int depth = 0;
+
+    for (;;) {
+        // ---- a value at p
+        skipSpace();
+        if (p >= end)
+            return v;
+        switch (*p) {
+        case '{':
+            if (depth == MaxNesting)
+                return v;
+            stack[depth++] = true;
+            ++p;
+            skipSpace();
+            if (p < end && *p == '}') {
+                ++p;
+                --depth;
+                break;
+            }
+            if (p >= end || *p != '"')
+                return v;
+            ++p;
+            if (!skipString(p, end, v))
+                return v;
+            skipSpace();
+            if (p >= end || *p != ':')
+                return v;
+            ++p;
+            continue; // the member's value
+        case '[':
+            if (depth == MaxNesting)
+                return v;
+            stack[depth++] = false;
+            ++p;
+            skipSpace();
+            if (p < end && *p == ']') {
+                ++p;
+                --depth;
+                break;
+            }
+            continue; // the first element
+        case '"':
+            ++p;
+            if (!skipString(p, end, v))
+                return v;
+            break;
+        case 't':
+            if (!skipLiteral(p, end, "true", 4))
+                return v;
+            break;
+        case 'f':
+            if (!skipLiteral(p, end, "false", 5))
+                return v;
+            break;
+        case 'n':
+            if (!skipLiteral(p, end, "null", 4))
+                return v;
+            break;
+        default:
+            if (!skipNumber(p, end, v))
+                return v;
+            break;
+        }
+
+        // ---- after a value: close containers, or go on to the next member/element
+        for (;;) {
+            skipSpace();
+            if (depth == 0) {
+                if (p == end)
+                    v.result = Verdict::Valid;
+                return v;
+            }
+            if (p >= end)
+                return v;
+            const uchar c = *p++;
+            if (stack[depth - 1]) {
+                if (c == '}') {
+                    --depth;
+                    continue;
+                }
+                if (c != ',')
+                    return v;
+                skipSpace();
+                if (p >= end || *p != '"')
+                    return v;
+                ++p;
+                if (!skipString(p, end, v))
+                    return v;
+                skipSpace();
+                if (p >= end || *p != ':')
+                    return v;
+                ++p;
+                break; // the member's value
+            }
+            if (c == ']') {
+                --depth;
+                continue;
+            }
+            if (c != ',')
+                return v;
+            break; // the next element
+        }
+    }
 }
 
 // Read-only walk. Returns whether the path exists; *out receives the value (shared).
@@ -240,6 +616,70 @@ bool setIsAllowed(const QJsonValue& root, const Segments& segments)
 
 } // namespace
 
+// The text a document was parsed from (valid JSON with a container root) and its root,
+// parsed on first use.
+struct JsonConfig::Source
+{
+    Source(QByteArray utf8, const Verdict& verdict)
+        : text(std::move(utf8)), strict(verdict.strict), compact(verdict.compact)
+    {
+    }
+
+    const QJsonValue& root()
+    {
+        std::call_once(once, [this] { parsed = parseUtf8(text, nullptr); });
+        return parsed;
+    }
+
+    const QByteArray text;
+    const bool strict;
+    const bool compact;
+    std::once_flag once;
+    QJsonValue parsed; // written once, under `once`
+};
+
+const QJsonValue& JsonConfig::rootRef() const
+{
+    return m_source ? m_source->root() : m_root;
+}
+
+void JsonConfig::dropSource()
+{
+    if (m_source) {
+        m_root = m_source->root();
+        m_source.reset();
+    }
+}
+
+void JsonConfig::assignUtf8(const QByteArray& jsonUtf8, QJsonParseError* error)
+{
+    const Verdict verdict = validate(jsonUtf8);
+    if (verdict.result == Verdict::Valid) {
+        m_source = std::make_shared<Source>(jsonUtf8, verdict);
+        m_root = QJsonValue();
+        if (error) {
+            error->offset = 0;
+            error->error = QJsonParseError::NoError;
+        }
+        return;
+    }
+    // Invalid, or not for the validator: Qt's parser gives the result and the exact error.
+    m_source.reset();
+    m_root = parseUtf8(jsonUtf8, error);
+}
+
+QJsonValue JsonConfig::root() const
+{
+    return rootRef();
+}
+
+QByteArray JsonConfig::sourceUtf8(bool* strict) const
+{
+    if (strict)
+        *strict = m_source && m_source->strict;
+    return m_source ? m_source->text : QByteArray();
+}
+
 // ---- construction -------------------------------------------------------------------
 
 JsonConfig JsonConfig::fromJson(const QString& jsonStr, QJsonParseError* error)
@@ -250,7 +690,7 @@ JsonConfig JsonConfig::fromJson(const QString& jsonStr, QJsonParseError* error)
 JsonConfig JsonConfig::fromUtf8(const QByteArray& jsonUtf8, QJsonParseError* error)
 {
     JsonConfig config;
-    config.m_root = parseUtf8(jsonUtf8, error);
+    config.assignUtf8(jsonUtf8, error);
     return config;
 }
 
@@ -271,7 +711,7 @@ JsonConfig::JsonConfig(const QVariant& variant)
 {
     const QMetaType type = variant.metaType();
     if (type == QMetaType::fromType<JsonConfig>()) {
-        m_root = containerOrEmpty(variant.value<JsonConfig>().m_root);
+        *this = variant.value<JsonConfig>();
         return;
     }
     switch (type.id()) {
@@ -288,10 +728,10 @@ JsonConfig::JsonConfig(const QVariant& variant)
         m_root = containerOrEmpty(variant.toJsonValue());
         return;
     case QMetaType::QString:
-        m_root = parseUtf8(variant.toString().toUtf8(), nullptr);
+        assignUtf8(variant.toString().toUtf8(), nullptr);
         return;
     case QMetaType::QByteArray:
-        m_root = parseUtf8(variant.toByteArray(), nullptr);
+        assignUtf8(variant.toByteArray(), nullptr);
         return;
     case QMetaType::QVariantMap:
     case QMetaType::QVariantHash:
@@ -305,13 +745,15 @@ JsonConfig::JsonConfig(const QVariant& variant)
 }
 
 JsonConfig::JsonConfig(const QString& jsonStr)
-    : m_root(parseUtf8(jsonStr.toUtf8(), nullptr))
 {
+    assignUtf8(jsonStr.toUtf8(), nullptr);
 }
 
 JsonConfig::JsonConfig(const char* jsonUtf8)
-    : m_root(jsonUtf8 ? parseUtf8(QByteArray(jsonUtf8), nullptr) : emptyObject())
+    : m_root(emptyObject())
 {
+    if (jsonUtf8)
+        assignUtf8(QByteArray(jsonUtf8), nullptr);
 }
 
 JsonConfig::JsonConfig(const QJsonDocument& json)
@@ -325,7 +767,7 @@ JsonConfig::JsonConfig(const JsonConfig& other) = default;
 JsonConfig::JsonConfig(JsonConfig&& other) noexcept
     : m_root(emptyObject())
 {
-    m_root.swap(other.m_root);
+    swap(other);
 }
 
 JsonConfig::~JsonConfig() = default;
@@ -344,7 +786,7 @@ JsonConfig& JsonConfig::operator=(JsonConfig&& other) noexcept
 QStringList JsonConfig::keys(const QString& key) const
 {
     QJsonValue value;
-    if (!lookup(m_root, key, &value))
+    if (!lookup(rootRef(), key, &value))
         return {};
     if (value.isObject())
         return value.toObject().keys();
@@ -362,8 +804,9 @@ QStringList JsonConfig::keys(const QString& key) const
 bool JsonConfig::remove(const QString& key)
 {
     const Segments segments = splitPath(key);
-    if (segments.isEmpty() || !lookup(m_root, key, nullptr))
+    if (segments.isEmpty() || !lookup(rootRef(), key, nullptr))
         return false;
+    dropSource();
 
     // The path exists, so every container on it is an object, or an array indexed by
     // a valid index: the frames below never create anything.
@@ -396,7 +839,7 @@ bool JsonConfig::remove(const QString& key)
 QJsonParseError JsonConfig::parse(const QString& jsonStr)
 {
     QJsonParseError error;
-    m_root = parseUtf8(jsonStr.toUtf8(), &error);
+    assignUtf8(jsonStr.toUtf8(), &error);
     return error;
 }
 
@@ -443,8 +886,12 @@ void replaceSurrogateEscapes(QByteArray& json)
 
 QByteArray JsonConfig::toUtf8(QJsonDocument::JsonFormat format) const
 {
-    const QJsonDocument document = m_root.isArray() ? QJsonDocument(m_root.toArray())
-                                                    : QJsonDocument(m_root.toObject());
+    // An unparsed document whose text is already what is asked for: the text itself.
+    if (m_source && format == QJsonDocument::Compact && m_source->compact && m_source->strict)
+        return m_source->text;
+    const QJsonValue& root = rootRef();
+    const QJsonDocument document = root.isArray() ? QJsonDocument(root.toArray())
+                                                  : QJsonDocument(root.toObject());
     QByteArray json = document.toJson(format);
     replaceSurrogateEscapes(json);
     return json;
@@ -459,32 +906,32 @@ QString JsonConfig::toString(QJsonDocument::JsonFormat format) const
 
 QJsonValue JsonConfig::getValue(const QString& key, bool* ok) const
 {
-    return valueAt(m_root, key, ok);
+    return valueAt(rootRef(), key, ok);
 }
 
 qint64 JsonConfig::getInt(const QString& key, bool* ok) const
 {
-    return valueAt(m_root, key, ok).toInteger();
+    return valueAt(rootRef(), key, ok).toInteger();
 }
 
 QString JsonConfig::getString(const QString& key, bool* ok) const
 {
-    return valueAt(m_root, key, ok).toString();
+    return valueAt(rootRef(), key, ok).toString();
 }
 
 bool JsonConfig::getBool(const QString& key, bool* ok) const
 {
-    return valueAt(m_root, key, ok).toBool();
+    return valueAt(rootRef(), key, ok).toBool();
 }
 
 double JsonConfig::getDouble(const QString& key, bool* ok) const
 {
-    return valueAt(m_root, key, ok).toDouble();
+    return valueAt(rootRef(), key, ok).toDouble();
 }
 
 JsonConfig JsonConfig::getObject(const QString& key, bool* ok) const
 {
-    const QJsonValue value = valueAt(m_root, key, ok);
+    const QJsonValue value = valueAt(rootRef(), key, ok);
     JsonConfig config;
     if (value.isObject())
         config.m_root = value;
@@ -493,7 +940,7 @@ JsonConfig JsonConfig::getObject(const QString& key, bool* ok) const
 
 QList<JsonConfig> JsonConfig::getArray(const QString& key, bool* ok) const
 {
-    const QJsonArray array = valueAt(m_root, key, ok).toArray();
+    const QJsonArray array = valueAt(rootRef(), key, ok).toArray();
     QList<JsonConfig> list;
     list.reserve(array.size());
     for (const QJsonValue& element : array)
@@ -503,7 +950,7 @@ QList<JsonConfig> JsonConfig::getArray(const QString& key, bool* ok) const
 
 QStringList JsonConfig::getStringList(const QString& key, bool* ok) const
 {
-    const QJsonArray array = valueAt(m_root, key, ok).toArray();
+    const QJsonArray array = valueAt(rootRef(), key, ok).toArray();
     QStringList list;
     list.reserve(array.size());
     for (const QJsonValue& element : array)
@@ -513,7 +960,7 @@ QStringList JsonConfig::getStringList(const QString& key, bool* ok) const
 
 QList<qint64> JsonConfig::getIntArray(const QString& key, bool* ok) const
 {
-    const QJsonArray array = valueAt(m_root, key, ok).toArray();
+    const QJsonArray array = valueAt(rootRef(), key, ok).toArray();
     QList<qint64> list;
     list.reserve(array.size());
     for (const QJsonValue& element : array)
@@ -523,7 +970,7 @@ QList<qint64> JsonConfig::getIntArray(const QString& key, bool* ok) const
 
 QList<double> JsonConfig::getDoubleArray(const QString& key, bool* ok) const
 {
-    const QJsonArray array = valueAt(m_root, key, ok).toArray();
+    const QJsonArray array = valueAt(rootRef(), key, ok).toArray();
     QList<double> list;
     list.reserve(array.size());
     for (const QJsonValue& element : array)
@@ -533,11 +980,12 @@ QList<double> JsonConfig::getDoubleArray(const QString& key, bool* ok) const
 
 bool JsonConfig::contains(const QString& key) const
 {
-    return lookup(m_root, key, nullptr);
+    return lookup(rootRef(), key, nullptr);
 }
 
 void JsonConfig::clear()
 {
+    m_source.reset();
     m_root = emptyObject();
 }
 
@@ -550,12 +998,15 @@ void JsonConfig::setValue(const QString& key, const QJsonValue& newValue)
     const QJsonValue value = newValue;
     const Segments segments = splitPath(key);
     if (segments.isEmpty()) {
-        if (value.isObject() || value.isArray())
+        if (value.isObject() || value.isArray()) {
+            m_source.reset();
             m_root = value;
+        }
         return;
     }
-    if (!setIsAllowed(m_root, segments))
+    if (!setIsAllowed(rootRef(), segments))
         return;
+    dropSource();
 
     Frames frames;
     QJsonValue node = std::exchange(m_root, QJsonValue());
@@ -598,14 +1049,14 @@ void JsonConfig::setDouble(const QString& key, double value)
 
 void JsonConfig::setObject(const QString& key, const JsonConfig& value)
 {
-    setValue(key, value.m_root);
+    setValue(key, value.rootRef());
 }
 
 void JsonConfig::setArray(const QString& key, const QList<JsonConfig>& value)
 {
     QJsonArray array;
     for (const JsonConfig& element : value)
-        array.append(element.m_root);
+        array.append(element.rootRef());
     setValue(key, QJsonValue(std::move(array)));
 }
 
@@ -640,7 +1091,7 @@ void JsonConfig::setDoubleArray(const QString& key, const QList<double>& value)
 bool JsonConfig::isEmpty(const QString& key) const
 {
     QJsonValue value;
-    if (!lookup(m_root, key, &value))
+    if (!lookup(rootRef(), key, &value))
         return false;
     if (value.isObject())
         return value.toObject().isEmpty();
@@ -652,7 +1103,7 @@ bool JsonConfig::isEmpty(const QString& key) const
 bool JsonConfig::isNull(const QString& key) const
 {
     QJsonValue value(QJsonValue::Undefined);
-    return lookup(m_root, key, &value) && value.isNull();
+    return lookup(rootRef(), key, &value) && value.isNull();
 }
 
 bool JsonConfig::isObject(const QString& key) const

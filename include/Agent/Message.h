@@ -3,9 +3,10 @@
 // Visindigo::Agent::Message — one message of a dialog (a value class).
 //
 // Users include <Agent/Dialog.h>, which includes this header, as with the native module.
-// The message lives in the Rust core; this class owns one handle to it (cloned on copy,
-// released in the destructor). A moved-from Message reads as a default message and
-// becomes one again on the next setter.
+// The fields live on the Qt side in an implicitly shared private (copies are O(1), setters
+// detach); the Rust core is reached only to serialise (toJson/fromJson) and when the message
+// enters or leaves a Dialog. A moved-from Message reads as a default message and becomes
+// one again on the next setter.
 #ifndef VISINDIGO_AGENT_MESSAGE_H
 #define VISINDIGO_AGENT_MESSAGE_H
 
@@ -14,14 +15,14 @@
 
 #include <QtCore/QMetaType>
 #include <QtCore/QObject>
+#include <QtCore/QSharedDataPointer>
 #include <QtCore/QString>
 #include <QtCore/QStringList>
-
-struct ViMessage;
 
 namespace Visindigo::Agent {
 
 namespace Internal { struct HandleAccess; }
+class MessageData;
 
 class VISINDIGO_AGENT_EXPORT Message
 {
@@ -71,10 +72,11 @@ public:
 
 private:
     friend struct Internal::HandleAccess;
-    explicit Message(ViMessage* adopted) noexcept;
-    ViMessage* mut();
+    // The fields to change (a fresh default private when d is null, detached otherwise).
+    MessageData* mut();
 
-    ViMessage* d;
+    // Null for a default-constructed or moved-from message: reads as a default message.
+    QSharedDataPointer<MessageData> d;
 };
 
 } // namespace Visindigo::Agent

@@ -33,18 +33,26 @@
 // MaxArrayPadding nulls, is ignored. setValue("", v) replaces the root when v is an
 // object or an array and is ignored otherwise (the root is always a container).
 //
-// Implementation choice (plain member, no pimpl): the class holds exactly one
-// QJsonValue (the root). QJsonValue is itself a handle to Qt's implicitly shared
-// JSON container, so copies are O(1) and independent (copy-on-write), moves are a
-// swap, and no extra heap block is allocated per JsonConfig — which matters
-// because getArray() returns one JsonConfig per element. A set/remove rebuilds
-// only the containers on the modified path: each is taken out of its parent while
-// it is modified, so it is detached (copied, one level deep) only when another
-// JsonConfig really shares it. The price of the plain member is that the object
-// layout is part of the ABI: a future data member needs a new class version.
+// Implementation choice: the class holds the root as a QJsonValue (a handle to Qt's
+// implicitly shared JSON container, so copies are O(1) and independent, copy-on-write)
+// and, next to it, an optional shared "source": the UTF-8 text the document was built
+// from, kept while the document is unmodified and the text is known to be valid JSON
+// (checked by a single-pass validator that accepts exactly what QJsonDocument accepts).
+// While a source is held the QJsonValue tree is built lazily, on the first structured
+// access (getters, keys, predicates, setters…), once per source (std::call_once: const
+// access from several threads stays safe, and copies share the parse); any mutation
+// first takes the parsed root and drops the source. Whole-document writes of an unparsed
+// document (toUtf8/toString in Compact format) return the text itself when it is already
+// compact, strict JSON — its object keys then keep the text's order instead of Qt's
+// sorted order (the JSON is the same). A set/remove rebuilds only the containers on the
+// modified path: each is taken out of its parent while it is modified, so it is
+// detached (copied, one level deep) only when another JsonConfig really shares it. The
+// object layout is part of the ABI: a future data member needs a new class version.
 //
 // JsonConfig is reentrant, not thread-safe: distinct objects (even copies sharing
-// data) may be used from different threads; one object needs external locking.
+// data) may be used from different threads; one object needs external locking for
+// writes. Const members may be called on one object from several threads at once
+// (the lazy parse is guarded).
 #ifndef VISINDIGO_UTILITY_JSONCONFIG_H
 #define VISINDIGO_UTILITY_JSONCONFIG_H
 
@@ -57,6 +65,8 @@
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 #include <QtCore/QVariant>
+
+#include <memory>
 
 namespace Visindigo::Utility {
 
@@ -87,7 +97,11 @@ public:
     JsonConfig& operator=(const JsonConfig& other);
     JsonConfig& operator=(JsonConfig&& other) noexcept;
 
-    void swap(JsonConfig& other) noexcept { m_root.swap(other.m_root); }
+    void swap(JsonConfig& other) noexcept
+    {
+        m_root.swap(other.m_root);
+        m_source.swap(other.m_source);
+    }
 
     // ---- whole document -----------------------------------------------------------
 
@@ -174,7 +188,7 @@ public:
     // for a string literal. The text is UTF-8 JSON, parsed like JsonConfig(QString).
     JsonConfig(const char* jsonUtf8);
     // Extension: the root value (always an object or an array). Shares, never copies.
-    QJsonValue root() const { return m_root; }
+    QJsonValue root() const;
     // Extension: wraps an object or array value (shared, not copied); any other
     // value gives an empty object.
     static JsonConfig fromValue(const QJsonValue& value);
@@ -186,9 +200,25 @@ public:
     // strict parsers (serde_json): a lone UTF-16 surrogate in a key or string, which Qt
     // writes as an escaped surrogate, is written as U+FFFD instead.
     QByteArray toUtf8(QJsonDocument::JsonFormat format = QJsonDocument::Compact) const;
+    // Extension: the UTF-8 text this document was parsed from, while the document is
+    // unmodified since (a null QByteArray otherwise, or when it was not built from text).
+    // The text is valid JSON as QJsonDocument reads it; *strict, when given, tells
+    // whether it is also strict RFC 8259 JSON without lone surrogate escapes (what
+    // serde_json accepts, duplicate keys aside).
+    QByteArray sourceUtf8(bool* strict = nullptr) const;
 
 private:
-    QJsonValue m_root;
+    struct Source; // the kept text and its lazily parsed root (JsonConfig.cpp)
+
+    // The root: m_root, or the source's lazily parsed one.
+    const QJsonValue& rootRef() const;
+    // Before a mutation: takes the parsed root into m_root and drops the source.
+    void dropSource();
+    // Replaces the document with parsed UTF-8 text (validator first, Qt for errors).
+    void assignUtf8(const QByteArray& jsonUtf8, QJsonParseError* error);
+
+    QJsonValue m_root;                // the root when m_source is null
+    std::shared_ptr<Source> m_source; // shared by copies; never modified once parsed
 };
 
 } // namespace Visindigo::Utility

@@ -309,7 +309,7 @@ pub unsafe extern "C" fn vi_center_branch_for_regenerate(
 /// Everything but functions as JSON object text (tokens included) (owned).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_center_to_json(center: *const ViCenter, json_out: *mut *mut ViString) -> ViStatus {
-    unsafe { list("vi_center_to_json", center, json_out, |c| c.to_json().to_string()) }
+    unsafe { list("vi_center_to_json", center, json_out, |c| c.to_json_string()) }
 }
 
 /// Replaces everything but functions from JSON object text (old dialogs aborted and dropped);
@@ -318,8 +318,10 @@ pub unsafe extern "C" fn vi_center_to_json(center: *const ViCenter, json_out: *m
 pub unsafe extern "C" fn vi_center_from_json(center: *const ViCenter, json: *const c_char, len: usize, replaced_out: *mut bool) -> ViStatus {
     boundary::status("vi_center_from_json", || {
         let c = unsafe { resolve(center) }?;
-        let object = unsafe { string::json_object_arg("the JSON", json, len) }?;
-        let replaced = c.from_json(&object);
+        let text = unsafe { string::arg("the JSON", json, len) }?;
+        let replaced = c
+            .from_json_text(text)
+            .map_err(|e| Failure::new(ViStatus::InvalidJson, format!("the JSON: {e}")))?;
         unsafe { string::write_optional(replaced_out, replaced) };
         Ok(())
     })

@@ -161,6 +161,31 @@ pub unsafe extern "C" fn vi_dialog_messages(dialog: *const ViDialog, list_out: *
     })
 }
 
+/// The messages changed since a snapshot of `count` messages taken at `revision` (a
+/// `vi_message_list_revision`): when only appends happened since, the list holds just the
+/// appended messages and `*first_out` is `count` (they belong at index `count` on); otherwise
+/// the list holds every message and `*first_out` is 0. The list's revision is the current
+/// one. Free the list with `vi_message_list_free`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_messages_since(
+    dialog: *const ViDialog,
+    revision: u64,
+    count: usize,
+    list_out: *mut *mut ViMessageList,
+    first_out: *mut usize,
+) -> ViStatus {
+    boundary::status("vi_dialog_messages_since", || {
+        if first_out.is_null() {
+            return Err(Failure::null("first_out"));
+        }
+        let (messages, first, now) = unsafe { ViDialog::get(dialog) }?.messages_since(revision, count);
+        unsafe { ViMessageList::write(list_out, (messages.into_iter().map(Some).collect(), now)) }?;
+        // SAFETY: checked non-null above; the caller's contract on `first_out`.
+        unsafe { *first_out = first };
+        Ok(())
+    })
+}
+
 /// A number that changes whenever the messages change (cheap: no lock); lets a host keep a
 /// cached copy of the messages.
 #[unsafe(no_mangle)]

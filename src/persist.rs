@@ -1,0 +1,369 @@
+//! The Center document (SPEC §C `toJson`/`fromJson`) written and read in one pass, without a
+//! `serde_json::Value` tree for the bulk of it (the dialogs' messages).
+//!
+//! * Writing: `Serialize` views over the live state produce exactly the text that
+//!   `Center::to_json().to_string()` produces (same keys, same order, same numbers).
+//! * Reading: lenient typed `Deserialize` visitors that apply the same rules as the
+//!   `from_json(&Map)` functions (SPEC §F): a wrongly-typed value reads as the type's empty
+//!   value, non-object elements of an object array are skipped, unknown keys are ignored,
+//!   and a repeated key counts once with its last value (as in a `serde_json::Map`). Only the
+//!   messages are read straight into structs; every other field (small) is collected into a
+//!   `Map` and goes through the existing `from_json` code.
+
+use crate::message::{Image, Message, Role};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::fmt;
+
+// ---- writing ------------------------------------------------------------------------------
+
+/// A message as `Message::to_json` writes it.
+pub(crate) struct MessageOut<'a>(pub &'a Message);
+
+impl Serialize for MessageOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.0;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("role", m.role.as_str())?;
+        map.serialize_entry("content", &m.content)?;
+        for (key, value) in [
+            ("name", &m.name),
+            ("toolCallId", &m.tool_call_id),
+            ("toolCalls", &m.tool_calls),
+            ("reasoning", &m.reasoning),
+        ] {
+            if !value.is_empty() {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if !m.images.is_empty() {
+            map.serialize_entry("images", &ImagesOut(&m.images))?;
+        }
+        map.end()
+    }
+}
+
+struct ImagesOut<'a>(&'a [Image]);
+
+impl Serialize for ImagesOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for image in self.0 {
+            seq.serialize_element(&ImageOut(image))?;
+        }
+        seq.end()
+    }
+}
+
+struct ImageOut<'a>(&'a Image);
+
+impl Serialize for ImageOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("url", &self.0.url)?;
+        map.serialize_entry("detail", &self.0.detail)?;
+        map.end()
+    }
+}
+
+/// A sequence serialised element by element from an iterator of serialisable items.
+pub(crate) struct SeqOut<I>(pub std::cell::Cell<Option<I>>);
+
+impl<I> SeqOut<I> {
+    pub fn new(items: I) -> Self {
+        SeqOut(std::cell::Cell::new(Some(items)))
+    }
+}
+
+impl<I, T> Serialize for SeqOut<I>
+where
+    I: Iterator<Item = T>,
+    T: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        if let Some(items) = self.0.take() {
+            for item in items {
+                seq.serialize_element(&item)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+// ---- reading: lenient pieces ---------------------------------------------------------------------
+
+/// Consumes whatever value comes and reads it as a string: "" unless it is one.
+pub(crate) struct LenientString(pub String);
+
+impl<'de> Deserialize<'de> for LenientString {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = String;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+                Ok(v.to_owned())
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+                Ok(v)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<String, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(String::new())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<String, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(String::new())
+            }
+        }
+        d.deserialize_any(V).map(LenientString)
+    }
+}
+
+/// Something read from a JSON object's entries.
+pub(crate) trait FromEntries: Sized {
+    fn from_entries<'de, A: MapAccess<'de>>(a: A) -> Result<Self, A::Error>;
+}
+
+/// The objects of an array, read as T; non-object elements are skipped, a non-array reads as
+/// no element.
+pub(crate) struct ObjectsOf<T>(pub Vec<T>);
+
+impl<'de, T: FromEntries> Deserialize<'de> for ObjectsOf<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Seq<T>(std::marker::PhantomData<T>);
+        impl<'de, T: FromEntries> Visitor<'de> for Seq<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Vec<T>, A::Error> {
+                let mut out = Vec::with_capacity(a.size_hint().unwrap_or(0).min(4096));
+                while let Some(item) = a.next_element_seed(ObjectOrSkip::<T>(std::marker::PhantomData))? {
+                    if let Some(item) = item {
+                        out.push(item);
+                    }
+                }
+                Ok(out)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Vec<T>, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Vec::new())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+        }
+        d.deserialize_any(Seq::<T>(std::marker::PhantomData)).map(ObjectsOf)
+    }
+}
+
+/// One array element: Some(T) for an object, None (consumed) for anything else.
+struct ObjectOrSkip<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: FromEntries> DeserializeSeed<'de> for ObjectOrSkip<T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, T: FromEntries> Visitor<'de> for ObjectOrSkip<T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Option<T>, A::Error> {
+        T::from_entries(a).map(Some)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Option<T>, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+        Ok(None)
+    }
+}
+
+/// An object key looked up in a fixed list: its index, or None for any other key.
+struct KeyIn(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for KeyIn {
+    type Value = Option<usize>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyIn {
+    type Value = Option<usize>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|k| *k == v))
+    }
+}
+
+// ---- reading: the documents -----------------------------------------------------------------
+
+impl FromEntries for Image {
+    fn from_entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut image = Image::default();
+        while let Some(key) = a.next_key_seed(KeyIn(&["url", "detail"]))? {
+            match key {
+                Some(0) => image.url = a.next_value::<LenientString>()?.0,
+                Some(1) => image.detail = a.next_value::<LenientString>()?.0,
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(image)
+    }
+}
+
+impl FromEntries for Message {
+    /// As `Message::from_json`.
+    fn from_entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        const KEYS: &[&str] = &["role", "content", "name", "toolCallId", "toolCalls", "reasoning", "images"];
+        let mut m = Message::default();
+        let mut role = None;
+        while let Some(key) = a.next_key_seed(KeyIn(KEYS))? {
+            match key {
+                Some(0) => role = Role::from_name(&a.next_value::<LenientString>()?.0),
+                Some(1) => m.content = a.next_value::<LenientString>()?.0,
+                Some(2) => m.name = a.next_value::<LenientString>()?.0,
+                Some(3) => m.tool_call_id = a.next_value::<LenientString>()?.0,
+                Some(4) => m.tool_calls = a.next_value::<LenientString>()?.0,
+                Some(5) => m.reasoning = a.next_value::<LenientString>()?.0,
+                Some(6) => m.images = a.next_value::<ObjectsOf<Image>>()?.0,
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        m.role = role.unwrap_or(Role::User);
+        Ok(m)
+    }
+}
+
+/// A saved dialog: its messages read into structs, every other entry kept as JSON for
+/// `Dialog::apply_json`.
+pub(crate) struct DialogDoc {
+    pub messages: Vec<Message>,
+    pub rest: Map<String, Value>,
+}
+
+impl FromEntries for DialogDoc {
+    fn from_entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+        let mut doc = DialogDoc { messages: Vec::new(), rest: Map::new() };
+        while let Some(key) = a.next_key::<String>()? {
+            if key == "messages" {
+                doc.messages = a.next_value::<ObjectsOf<Message>>()?.0;
+            } else {
+                let value = a.next_value::<Value>()?;
+                doc.rest.insert(key, value);
+            }
+        }
+        Ok(doc)
+    }
+}
+
+/// The Center document: its dialogs read as `DialogDoc`s, every other entry kept as JSON.
+pub(crate) struct CenterDoc {
+    /// Whether the object had any entry (an empty object changes nothing).
+    pub any: bool,
+    pub dialogs: Vec<DialogDoc>,
+    pub rest: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for CenterDoc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CenterDoc;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<CenterDoc, A::Error> {
+                let mut doc = CenterDoc { any: false, dialogs: Vec::new(), rest: Map::new() };
+                while let Some(key) = a.next_key::<String>()? {
+                    doc.any = true;
+                    if key == "dialogs" {
+                        doc.dialogs = a.next_value::<ObjectsOf<DialogDoc>>()?.0;
+                    } else {
+                        let value = a.next_value::<Value>()?;
+                        doc.rest.insert(key, value);
+                    }
+                }
+                Ok(doc)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Parses the Center document; the error names what was wrong (as `json::parse_object`).
+pub(crate) fn parse_center(text: &str) -> Result<CenterDoc, crate::Error> {
+    serde_json::from_str::<CenterDoc>(text).map_err(|e| {
+        // Keep parse_object's message for a well-formed non-object.
+        match crate::json::parse_object(text) {
+            Err(err) => err,
+            Ok(_) => crate::Error::Json(e.to_string()),
+        }
+    })
+}
