@@ -397,10 +397,9 @@ bool Center::fromJson(const JsonConfig& json)
     // written. Should the core refuse that text (serde_json is stricter than Qt on
     // corner cases, e.g. nesting deeper than 128), the document is written by Qt as
     // for any other JsonConfig.
-    bool strict = false;
-    const QByteArray source = json.sourceUtf8(&strict);
+    const QByteArray source = Internal::jsonSourceText(json);
     bool sent = false;
-    if (strict) {
+    if (!source.isEmpty()) {
         qsizetype i = 0;
         while (i < source.size() && (source[i] == ' ' || source[i] == '\t' || source[i] == '\n' || source[i] == '\r'))
             ++i;

@@ -310,9 +310,9 @@ void callFunction(const OwnerPtr& owner, const ReplyPtr& reply, const QByteArray
 {
     try {
         std::function<void(const JsonConfig&)> callback = [reply](const JsonConfig& result) {
-            reply->complete(replaceLoneSurrogateEscapes(result.toUtf8(QJsonDocument::Compact)));
+            reply->complete(jsonToUtf8(result));
         };
-        owner->function->invokeAsync(JsonConfig::fromUtf8(arguments), std::move(callback));
+        owner->function->invokeAsync(jsonFromUtf8(arguments), std::move(callback));
     } catch (const std::exception& e) {
         reply->complete(errorJson(QString::fromUtf8(e.what())));
     } catch (...) {
@@ -388,7 +388,7 @@ ViFunction* makeFunction(Function* function)
         id = Utf8(function->getId());
         name = Utf8(function->getName());
         description = Utf8(function->getDescription());
-        schema = replaceLoneSurrogateEscapes(function->getParameterSchema().toUtf8(QJsonDocument::Compact));
+        schema = jsonToUtf8(function->getParameterSchema());
         FunctionTable& table = functionTable();
         QMutexLocker lock(&table.mutex);
         FunctionTable::Entry& entry = table.entries[function];

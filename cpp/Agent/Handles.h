@@ -83,7 +83,7 @@ inline QList<T> listFromJson(ViString* owned)
     out.reserve(array.size());
     for (const QJsonValue& v : array) {
         T value;
-        value.fromJson(Visindigo::Utility::JsonConfig::fromValue(v));
+        value.fromJson(jsonFromValue(v));
         out.append(std::move(value));
     }
     return out;

@@ -158,11 +158,6 @@ inline QString takeQString(ViString* s)
     return out;
 }
 
-inline Visindigo::Utility::JsonConfig takeJson(ViString* s)
-{
-    return Visindigo::Utility::JsonConfig::fromUtf8(takeUtf8(s));
-}
-
 inline QStringList takeStringList(ViString* s)
 {
     const QJsonArray array = QJsonDocument::fromJson(takeUtf8(s)).array();
@@ -238,6 +233,73 @@ inline QByteArray replaceLoneSurrogateEscapes(QByteArray text)
     return text;
 }
 
+// ---- JsonConfig beyond its native API ----------------------------------------------------
+// The only place the Agent layer reaches past the native JsonConfig members. Our own
+// JsonConfig (VISINDIGO_AGENT_OWN_JSONCONFIG) has fast extensions for these; a host's own
+// Visindigo JsonConfig gets the same results through its native API.
+
+// A JsonConfig of UTF-8 JSON text.
+inline Visindigo::Utility::JsonConfig jsonFromUtf8(const QByteArray& text)
+{
+#if VISINDIGO_AGENT_OWN_JSONCONFIG
+    return Visindigo::Utility::JsonConfig::fromUtf8(text);
+#else
+    return Visindigo::Utility::JsonConfig(QString::fromUtf8(text));
+#endif
+}
+
+// The document's root value (Undefined for an empty document).
+inline QJsonValue jsonRoot(const Visindigo::Utility::JsonConfig& json)
+{
+#if VISINDIGO_AGENT_OWN_JSONCONFIG
+    return json.root();
+#else
+    Visindigo::Utility::JsonConfig copy = json; // the native toString() is not const
+    const QJsonDocument doc = QJsonDocument::fromJson(copy.toString(QJsonDocument::Compact).toUtf8());
+    return doc.isArray() ? QJsonValue(doc.array()) : doc.isObject() ? QJsonValue(doc.object()) : QJsonValue();
+#endif
+}
+
+// A JsonConfig holding an object or array value.
+inline Visindigo::Utility::JsonConfig jsonFromValue(const QJsonValue& value)
+{
+#if VISINDIGO_AGENT_OWN_JSONCONFIG
+    return Visindigo::Utility::JsonConfig::fromValue(value);
+#else
+    return Visindigo::Utility::JsonConfig(value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject()));
+#endif
+}
+
+// The document's compact UTF-8 text for the core (lone surrogates as U+FFFD).
+inline QByteArray jsonToUtf8(const Visindigo::Utility::JsonConfig& json)
+{
+#if VISINDIGO_AGENT_OWN_JSONCONFIG
+    return replaceLoneSurrogateEscapes(json.toUtf8(QJsonDocument::Compact));
+#else
+    Visindigo::Utility::JsonConfig copy = json;
+    return replaceLoneSurrogateEscapes(copy.toString(QJsonDocument::Compact).toUtf8());
+#endif
+}
+
+// The strict JSON text the document was read from, when it still holds it ("" otherwise):
+// it can go to the core as is, with no Qt tree built or written.
+inline QByteArray jsonSourceText(const Visindigo::Utility::JsonConfig& json)
+{
+#if VISINDIGO_AGENT_OWN_JSONCONFIG
+    bool strict = false;
+    QByteArray source = json.sourceUtf8(&strict);
+    return strict ? source : QByteArray();
+#else
+    Q_UNUSED(json);
+    return QByteArray();
+#endif
+}
+
+inline Visindigo::Utility::JsonConfig takeJson(ViString* s)
+{
+    return jsonFromUtf8(takeUtf8(s));
+}
+
 inline QByteArray compactJson(const QJsonDocument& doc)
 {
     return replaceLoneSurrogateEscapes(doc.toJson(QJsonDocument::Compact));
@@ -266,7 +328,7 @@ inline QByteArray stringMapJson(const QMap<QString, QString>& map)
 
 inline bool objectJson(const Visindigo::Utility::JsonConfig& json, QByteArray* out)
 {
-    const QJsonValue root = json.root();
+    const QJsonValue root = jsonRoot(json);
     if (!root.isObject())
         return false;
     *out = compactJson(QJsonDocument(root.toObject()));
