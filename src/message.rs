@@ -2,7 +2,7 @@
 //! element of the request's `messages` array.
 
 use crate::json;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// The role a message plays. `Prompt` is local only: on the wire it is `user`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -94,25 +94,10 @@ impl Message {
         self.images.push(Image { url: url.into(), detail: detail.into() });
     }
 
+    /// `{"role", "content"}` plus the optional fields that are set (one writer for this and
+    /// the Center document: `persist::MessageOut`).
     pub fn to_json(&self) -> Value {
-        let mut o = Map::new();
-        o.insert("role".into(), self.role.as_str().into());
-        o.insert("content".into(), self.content.clone().into());
-        for (key, value) in [
-            ("name", &self.name),
-            ("toolCallId", &self.tool_call_id),
-            ("toolCalls", &self.tool_calls),
-            ("reasoning", &self.reasoning),
-        ] {
-            if !value.is_empty() {
-                o.insert(key.into(), value.clone().into());
-            }
-        }
-        if !self.images.is_empty() {
-            let images = self.images.iter().map(|i| json!({"url": i.url, "detail": i.detail}));
-            o.insert("images".into(), Value::Array(images.collect()));
-        }
-        Value::Object(o)
+        serde_json::to_value(crate::persist::MessageOut(self)).expect("a message serialises to JSON")
     }
 
     /// Overwrites every field; returns whether the role was recognised. An unknown role reads
@@ -144,6 +129,7 @@ impl Message {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
