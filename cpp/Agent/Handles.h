@@ -41,6 +41,43 @@
 
 namespace Visindigo::Agent::Internal {
 
+// ---- the copy rules every handle-owning value class shares ------------------------------------
+// Model, Provider, Skill, MCP and Prompt each own one core handle: a copy clones it, an
+// assignment replaces it, the destructor frees it.
+
+inline ViStatus cloneInto(const ViModel* h, ViModel** out) { return vi_model_clone(h, out); }
+inline ViStatus cloneInto(const ViProvider* h, ViProvider** out) { return vi_provider_clone(h, out); }
+inline ViStatus cloneInto(const ViSkill* h, ViSkill** out) { return vi_skill_clone(h, out); }
+inline ViStatus cloneInto(const ViMcp* h, ViMcp** out) { return vi_mcp_clone(h, out); }
+inline ViStatus cloneInto(const ViPrompt* h, ViPrompt** out) { return vi_prompt_clone(h, out); }
+inline void freeHandle(ViModel* h) { vi_model_free(h); }
+inline void freeHandle(ViProvider* h) { vi_provider_free(h); }
+inline void freeHandle(ViSkill* h) { vi_skill_free(h); }
+inline void freeHandle(ViMcp* h) { vi_mcp_free(h); }
+inline void freeHandle(ViPrompt* h) { vi_prompt_free(h); }
+
+// An independent copy of `h` (NULL for NULL, or when the core cannot allocate).
+template<typename H>
+H* cloneHandle(const H* h)
+{
+    H* out = nullptr;
+    if (!h || cloneInto(h, &out) != VI_STATUS_OK)
+        return nullptr;
+    return out;
+}
+
+// Copy assignment: `d` becomes a copy of `other` (self-assignment changes nothing).
+template<typename H>
+void assignHandle(H*& d, const H* other)
+{
+    if (d == other)
+        return;
+    H* copy = cloneHandle(other);
+    freeHandle(d);
+    d = copy;
+}
+
+
 // The one friend of every value class.
 struct HandleAccess
 {

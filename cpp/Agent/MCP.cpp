@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <Agent/MCP.h>
 
+#include "Handles.h"
 #include "Strings.h"
 
 #include <visindigo_agent.h>
@@ -27,13 +28,6 @@ ViMcp* newMcp(const QString& name)
     return m;
 }
 
-ViMcp* cloneMcp(const ViMcp* m)
-{
-    ViMcp* out = nullptr;
-    if (!m || vi_mcp_clone(m, &out) != VI_STATUS_OK)
-        return nullptr;
-    return out;
-}
 
 } // namespace
 
@@ -53,7 +47,7 @@ MCP::MCP(ViMcp* adopted) noexcept
 }
 
 MCP::MCP(const MCP& other)
-    : d(cloneMcp(other.d))
+    : d(Internal::cloneHandle(other.d))
 {
 }
 
@@ -69,11 +63,7 @@ MCP::~MCP()
 
 MCP& MCP::operator=(const MCP& other)
 {
-    if (this != &other) {
-        ViMcp* copy = cloneMcp(other.d);
-        vi_mcp_free(d);
-        d = copy;
-    }
+    Internal::assignHandle(d, other.d);
     return *this;
 }
 

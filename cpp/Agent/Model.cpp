@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <Agent/Model.h>
 
+#include "Handles.h"
 #include "Strings.h"
 
 #include <visindigo_agent.h>
@@ -28,13 +29,6 @@ ViModel* newModel()
     return m;
 }
 
-ViModel* cloneModel(const ViModel* m)
-{
-    ViModel* out = nullptr;
-    if (!m || vi_model_clone(m, &out) != VI_STATUS_OK)
-        return nullptr;
-    return out;
-}
 
 } // namespace
 
@@ -49,7 +43,7 @@ Model::Model(ViModel* adopted) noexcept
 }
 
 Model::Model(const Model& other)
-    : d(cloneModel(other.d))
+    : d(Internal::cloneHandle(other.d))
 {
 }
 
@@ -65,11 +59,7 @@ Model::~Model()
 
 Model& Model::operator=(const Model& other)
 {
-    if (this != &other) {
-        ViModel* copy = cloneModel(other.d);
-        vi_model_free(d);
-        d = copy;
-    }
+    Internal::assignHandle(d, other.d);
     return *this;
 }
 

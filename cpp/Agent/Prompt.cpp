@@ -28,13 +28,6 @@ ViPrompt* newPrompt(const QString& name, const QString& content)
     return p;
 }
 
-ViPrompt* clonePrompt(const ViPrompt* p)
-{
-    ViPrompt* out = nullptr;
-    if (!p || vi_prompt_clone(p, &out) != VI_STATUS_OK)
-        return nullptr;
-    return out;
-}
 
 } // namespace
 
@@ -54,7 +47,7 @@ Prompt::Prompt(ViPrompt* adopted) noexcept
 }
 
 Prompt::Prompt(const Prompt& other)
-    : d(clonePrompt(other.d))
+    : d(Internal::cloneHandle(other.d))
 {
 }
 
@@ -70,11 +63,7 @@ Prompt::~Prompt()
 
 Prompt& Prompt::operator=(const Prompt& other)
 {
-    if (this != &other) {
-        ViPrompt* copy = clonePrompt(other.d);
-        vi_prompt_free(d);
-        d = copy;
-    }
+    Internal::assignHandle(d, other.d);
     return *this;
 }
 

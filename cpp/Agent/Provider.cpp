@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <Agent/Provider.h>
 
+#include "Handles.h"
 #include "Strings.h"
 
 #include <visindigo_agent.h>
@@ -27,13 +28,6 @@ ViProvider* newProvider(const QString& name)
     return p;
 }
 
-ViProvider* cloneProvider(const ViProvider* p)
-{
-    ViProvider* out = nullptr;
-    if (!p || vi_provider_clone(p, &out) != VI_STATUS_OK)
-        return nullptr;
-    return out;
-}
 
 } // namespace
 
@@ -53,7 +47,7 @@ Provider::Provider(ViProvider* adopted) noexcept
 }
 
 Provider::Provider(const Provider& other)
-    : d(cloneProvider(other.d))
+    : d(Internal::cloneHandle(other.d))
 {
 }
 
@@ -69,11 +63,7 @@ Provider::~Provider()
 
 Provider& Provider::operator=(const Provider& other)
 {
-    if (this != &other) {
-        ViProvider* copy = cloneProvider(other.d);
-        vi_provider_free(d);
-        d = copy;
-    }
+    Internal::assignHandle(d, other.d);
     return *this;
 }
 

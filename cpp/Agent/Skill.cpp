@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <Agent/Skill.h>
 
+#include "Handles.h"
 #include "Strings.h"
 
 #include <visindigo_agent.h>
@@ -26,13 +27,6 @@ ViSkill* newSkill(const QString& name)
     return s;
 }
 
-ViSkill* cloneSkill(const ViSkill* s)
-{
-    ViSkill* out = nullptr;
-    if (!s || vi_skill_clone(s, &out) != VI_STATUS_OK)
-        return nullptr;
-    return out;
-}
 
 } // namespace
 
@@ -52,7 +46,7 @@ Skill::Skill(ViSkill* adopted) noexcept
 }
 
 Skill::Skill(const Skill& other)
-    : d(cloneSkill(other.d))
+    : d(Internal::cloneHandle(other.d))
 {
 }
 
@@ -68,11 +62,7 @@ Skill::~Skill()
 
 Skill& Skill::operator=(const Skill& other)
 {
-    if (this != &other) {
-        ViSkill* copy = cloneSkill(other.d);
-        vi_skill_free(d);
-        d = copy;
-    }
+    Internal::assignHandle(d, other.d);
     return *this;
 }
 
