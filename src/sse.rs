@@ -15,7 +15,7 @@
 /// The UTF-8 byte order mark.
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
-/// Above this capacity the partial-line buffer is released after use instead of being kept.
+/// Above this capacity the line and data buffers are released after use instead of being kept.
 const KEEP_LINE_CAPACITY: usize = 64 * 1024;
 
 /// Incremental SSE decoder: feed raw bytes, receive the `data` of each complete event.
@@ -42,6 +42,10 @@ pub struct Event {
 }
 
 impl Event {
+    fn owned(name: &[u8], data: &str) -> Event {
+        Event { name: String::from_utf8_lossy(name).into_owned(), data: data.to_owned() }
+    }
+
     pub fn is_message(&self) -> bool {
         self.name.is_empty() || self.name == "message"
     }
@@ -61,7 +65,7 @@ struct EventBuilder {
 impl EventBuilder {
     /// Interprets one complete line (without its line end).
     #[inline]
-    fn line<F: FnMut(&[u8], String)>(&mut self, line: &[u8], on_event: &mut F) {
+    fn line<F: FnMut(&[u8], &str)>(&mut self, line: &[u8], on_event: &mut F) {
         if line.is_empty() {
             self.dispatch(on_event);
             return;
@@ -95,19 +99,23 @@ impl EventBuilder {
 
     /// Dispatches the pending event, if any `data` line was seen.
     #[inline]
-    fn dispatch<F: FnMut(&[u8], String)>(&mut self, on_event: &mut F) {
+    fn dispatch<F: FnMut(&[u8], &str)>(&mut self, on_event: &mut F) {
         if !self.has_data {
             self.name.clear();
             return;
         }
         self.has_data = false;
-        let bytes = std::mem::take(&mut self.data);
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
-        };
-        on_event(&self.name, text);
+        // `from_utf8` first: its ASCII fast path is much quicker than the lossy decoder's.
+        match std::str::from_utf8(&self.data) {
+            Ok(text) => on_event(&self.name, text),
+            Err(_) => on_event(&self.name, &String::from_utf8_lossy(&self.data)),
+        }
         self.name.clear();
+        if self.data.capacity() > KEEP_LINE_CAPACITY {
+            self.data = Vec::new();
+        } else {
+            self.data.clear();
+        }
     }
 }
 
@@ -117,22 +125,23 @@ impl SseDecoder {
         Self::default()
     }
 
-    /// Feeds bytes; calls `on_event(data)` for each complete event (the joined data lines).
-    pub fn feed(&mut self, bytes: &[u8], mut on_event: impl FnMut(String)) {
+    /// Feeds bytes; calls `on_event(data)` for each complete event (the joined data lines). The
+    /// text is borrowed from the decoder's buffer, which is reused: no allocation per event.
+    pub fn feed(&mut self, bytes: &[u8], mut on_event: impl FnMut(&str)) {
         self.feed_named(bytes, |_, data| on_event(data));
     }
 
     /// Feeds bytes; appends each complete event, with its name, to `out`.
     pub fn feed_events(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
-        self.feed_named(bytes, |name, data| out.push(Event { name: String::from_utf8_lossy(name).into_owned(), data }));
+        self.feed_named(bytes, |name, data| out.push(Event::owned(name, data)));
     }
 
     /// End of stream for `feed_events`; see `finish`.
     pub fn finish_events(&mut self, out: &mut Vec<Event>) {
-        self.finish_named(|name, data| out.push(Event { name: String::from_utf8_lossy(name).into_owned(), data }));
+        self.finish_named(|name, data| out.push(Event::owned(name, data)));
     }
 
-    fn feed_named(&mut self, bytes: &[u8], mut on_event: impl FnMut(&[u8], String)) {
+    fn feed_named(&mut self, bytes: &[u8], mut on_event: impl FnMut(&[u8], &str)) {
         let mut rest = bytes;
         if !self.started {
             rest = self.skip_bom(rest);
@@ -174,11 +183,11 @@ impl SseDecoder {
     /// End of stream: dispatches a pending event whose data lines arrived but whose blank line
     /// never came (SPEC §F), and any unterminated last line. The decoder is then ready for a new
     /// stream.
-    pub fn finish(&mut self, mut on_event: impl FnMut(String)) {
+    pub fn finish(&mut self, mut on_event: impl FnMut(&str)) {
         self.finish_named(|_, data| on_event(data));
     }
 
-    fn finish_named(&mut self, mut on_event: impl FnMut(&[u8], String)) {
+    fn finish_named(&mut self, mut on_event: impl FnMut(&[u8], &str)) {
         if !self.started && self.bom_matched > 0 {
             // The stream ended inside something that began like a BOM: those bytes are text.
             self.line
@@ -257,9 +266,9 @@ mod tests {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
         for piece in pieces {
-            decoder.feed(piece, |e| out.push(e));
+            decoder.feed(piece, |e| out.push(e.to_owned()));
         }
-        decoder.finish(|e| out.push(e));
+        decoder.finish(|e| out.push(e.to_owned()));
         out
     }
 
@@ -276,7 +285,7 @@ mod tests {
     fn feed_only(stream: &[u8]) -> Vec<String> {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
-        decoder.feed(stream, |e| out.push(e));
+        decoder.feed(stream, |e| out.push(e.to_owned()));
         out
     }
 
@@ -352,14 +361,14 @@ mod tests {
         // Were the CR and the LF counted separately, "data: a" would be dispatched at the LF.
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
-        decoder.feed(b"data: a\r", |e| out.push(e));
+        decoder.feed(b"data: a\r", |e| out.push(e.to_owned()));
         assert!(out.is_empty());
-        decoder.feed(b"\ndata: b\r", |e| out.push(e));
+        decoder.feed(b"\ndata: b\r", |e| out.push(e.to_owned()));
         assert!(out.is_empty());
-        decoder.feed(b"\n\r", |e| out.push(e));
+        decoder.feed(b"\n\r", |e| out.push(e.to_owned()));
         assert_eq!(out, ["a\nb"]);
-        decoder.feed(b"\n", |e| out.push(e));
-        decoder.finish(|e| out.push(e));
+        decoder.feed(b"\n", |e| out.push(e.to_owned()));
+        decoder.finish(|e| out.push(e.to_owned()));
         assert_eq!(out, ["a\nb"]);
     }
 
@@ -380,8 +389,8 @@ mod tests {
     fn double_cr_split_is_two_line_ends() {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
-        decoder.feed(b"data: x\r", |e| out.push(e));
-        decoder.feed(b"\r", |e| out.push(e));
+        decoder.feed(b"data: x\r", |e| out.push(e.to_owned()));
+        decoder.feed(b"\r", |e| out.push(e.to_owned()));
         assert_eq!(out, ["x"]);
     }
 
@@ -517,15 +526,15 @@ mod tests {
     fn finish_resets_the_decoder() {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
-        decoder.feed(b"data: a\r", |e| out.push(e));
-        decoder.finish(|e| out.push(e));
+        decoder.feed(b"data: a\r", |e| out.push(e.to_owned()));
+        decoder.finish(|e| out.push(e.to_owned()));
         assert_eq!(out, ["a"]);
         // A fresh stream: the leading LF is not the tail of the old CR, it is a blank line; the BOM
         // is skipped again.
-        decoder.feed(b"\xEF\xBB\xBFdata: b\n\n", |e| out.push(e));
-        decoder.finish(|e| out.push(e));
+        decoder.feed(b"\xEF\xBB\xBFdata: b\n\n", |e| out.push(e.to_owned()));
+        decoder.finish(|e| out.push(e.to_owned()));
         assert_eq!(out, ["a", "b"]);
-        decoder.finish(|e| out.push(e));
+        decoder.finish(|e| out.push(e.to_owned()));
         assert_eq!(out, ["a", "b"]);
     }
 
@@ -555,11 +564,11 @@ mod tests {
     fn events_are_dispatched_during_feed() {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
-        decoder.feed(b"data: 1\n\ndata: 2\n\nda", |e| out.push(e));
+        decoder.feed(b"data: 1\n\ndata: 2\n\nda", |e| out.push(e.to_owned()));
         assert_eq!(out, ["1", "2"]);
-        decoder.feed(b"ta: 3\n", |e| out.push(e));
+        decoder.feed(b"ta: 3\n", |e| out.push(e.to_owned()));
         assert_eq!(out, ["1", "2"]);
-        decoder.feed(b"\n", |e| out.push(e));
+        decoder.feed(b"\n", |e| out.push(e.to_owned()));
         assert_eq!(out, ["1", "2", "3"]);
     }
 
@@ -568,19 +577,19 @@ mod tests {
         let mut decoder = SseDecoder::new();
         let mut out = Vec::new();
         let big = vec![b'x'; 200_000];
-        decoder.feed(b"data: ", |e| out.push(e));
+        decoder.feed(b"data: ", |e| out.push(e.to_owned()));
         for piece in big.chunks(1000) {
-            decoder.feed(piece, |e| out.push(e));
+            decoder.feed(piece, |e| out.push(e.to_owned()));
         }
-        decoder.feed(b"\n\n", |e| out.push(e));
+        decoder.feed(b"\n\n", |e| out.push(e.to_owned()));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].len(), 200_000);
         assert_eq!(decoder.line.capacity(), 0, "oversized line buffer released");
         assert!(decoder.event.data.is_empty());
         // Small lines reuse the buffer.
         for _ in 0..1000 {
-            decoder.feed(b"data: {\"a\":1", |e| out.push(e));
-            decoder.feed(b"}\n\n", |e| out.push(e));
+            decoder.feed(b"data: {\"a\":1", |e| out.push(e.to_owned()));
+            decoder.feed(b"}\n\n", |e| out.push(e.to_owned()));
         }
         assert_eq!(out.len(), 1001);
         assert!(decoder.line.capacity() <= KEEP_LINE_CAPACITY);

@@ -3,16 +3,14 @@
 //!
 //! Parsing is lenient: unknown fields are skipped, and a field of the wrong JSON type reads as
 //! absent instead of failing the whole chunk (`"content": 5`, `"index": "x"`, `"choices": {}` …).
-//! The JSON is deserialised straight into small private structs through hand-written `serde`
-//! visitors (no intermediate `serde_json::Value` tree, and no allocation for skipped fields or for
-//! unescaped keys), because this runs once per chunk of very long streams. Nothing here panics.
+//! A payload that is not valid JSON (as `serde_json` reads it) is ignored whole. The JSON is
+//! walked by a zero-copy scanner (`scan.rs`) straight into small private structs — no
+//! `serde_json::Value` tree, no allocation for skipped fields or unescaped text — because this
+//! runs once per chunk of very long streams. Nothing here panics.
 
 use std::borrow::Cow;
-use std::fmt;
-use std::marker::PhantomData;
 
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use super::scan::{self, Scanner};
 use serde_json::Value;
 
 /// One entry of `choices[0].delta.tool_calls[]`: a piece of a tool call.
@@ -69,8 +67,9 @@ pub fn parse(data: &str) -> Parsed {
     if !trimmed.starts_with('{') {
         return Parsed::Ignored; // cheap exit for keep-alive text, arrays, scalars
     }
-    match serde_json::from_str::<Obj<RawTop<'_>>>(trimmed) {
-        Ok(Obj(Some(top))) => top.into_parsed(),
+    let mut scanner = Scanner::new(trimmed);
+    match lenient_obj(&mut scanner, RawTop::field).and_then(|top| scanner.end().map(|()| top)) {
+        Ok(Some(top)) => top.into_parsed(),
         _ => Parsed::Ignored,
     }
 }
@@ -175,7 +174,7 @@ fn push_json_string(out: &mut String, s: &str) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lenient deserialisation
+// Lenient reading
 // ---------------------------------------------------------------------------------------------
 
 /// The decoded top-level object.
@@ -265,273 +264,142 @@ fn error_message(error: Value) -> String {
     }
 }
 
-/// Implements the `Visitor` methods of the listed JSON kinds as "absent" (`Default::default()`),
-/// consuming nested arrays and objects.
-macro_rules! absent {
-    ($($kind:ident),+) => { $(absent!(@ $kind);)+ };
-    (@ bool) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> { Ok(Default::default()) }
-    };
-    (@ number) => {
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> { Ok(Default::default()) }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> { Ok(Default::default()) }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> { Ok(Default::default()) }
-    };
-    (@ str) => {
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> { Ok(Default::default()) }
-    };
-    (@ null) => {
-        fn visit_unit<E>(self) -> Result<Self::Value, E> { Ok(Default::default()) }
-        fn visit_none<E>(self) -> Result<Self::Value, E> { Ok(Default::default()) }
-    };
-    (@ seq) => {
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            IgnoredAny.visit_seq(seq)?;
-            Ok(Default::default())
-        }
-    };
-    (@ map) => {
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            IgnoredAny.visit_map(map)?;
-            Ok(Default::default())
-        }
-    };
-}
-
 /// A string (borrowed from the input when it has no escapes); any other JSON value ⇒ `None`.
-struct LStr<'a>(Option<Cow<'a, str>>);
-
-impl<'de> Deserialize<'de> for LStr<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Option<Cow<'de, str>>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Some(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Some(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Some(Cow::Owned(v)))
-            }
-            absent!(bool, number, null, seq, map);
-        }
-        d.deserialize_any(V).map(LStr)
+fn lenient_str<'a>(s: &mut Scanner<'a>) -> scan::Result<Option<Cow<'a, str>>> {
+    if s.peek() == Some(b'"') {
+        return s.string().map(Some);
     }
+    s.skip().map(|()| None)
 }
 
-/// Like [`LStr`], but an object or array reads as its compact JSON text (tool-call arguments).
-struct LArgs<'a>(Option<Cow<'a, str>>);
-
-impl<'de> Deserialize<'de> for LArgs<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Option<Cow<'de, str>>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Some(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Some(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Some(Cow::Owned(v)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let value = Value::deserialize(MapAccessDeserializer::new(map))?;
-                Ok(Some(Cow::Owned(value.to_string())))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
-                Ok(Some(Cow::Owned(value.to_string())))
-            }
-            absent!(bool, number, null);
-        }
-        d.deserialize_any(V).map(LArgs)
+/// Like [`lenient_str`], but an object or array reads as its compact JSON text (tool-call
+/// arguments).
+fn lenient_args<'a>(s: &mut Scanner<'a>) -> scan::Result<Option<Cow<'a, str>>> {
+    match s.peek() {
+        Some(b'{' | b'[') => Ok(Some(Cow::Owned(s.value()?.to_string()))),
+        _ => lenient_str(s),
     }
 }
 
 /// An integer (an integral float counts; out-of-range or fractional ⇒ `None`); any other JSON
 /// value ⇒ `None`.
-struct LInt(Option<i64>);
-
-impl<'de> Deserialize<'de> for LInt {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Option<i64>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-                Ok(Some(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(i64::try_from(v).ok())
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-                // The `as` cast saturates; the range check keeps saturated values out.
-                let ok = v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63);
-                Ok(ok.then_some(v as i64))
-            }
-            absent!(bool, str, null, seq, map);
-        }
-        d.deserialize_any(V).map(LInt)
+fn lenient_int(s: &mut Scanner<'_>) -> scan::Result<Option<i64>> {
+    if !matches!(s.peek(), Some(b'-' | b'0'..=b'9')) {
+        return s.skip().map(|()| None);
     }
-}
-
-/// A JSON object whose known fields are read leniently.
-trait FromMap<'de>: Default {
-    /// Reads the value of `key` (which must be consumed, e.g. with `IgnoredAny` when unknown).
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
-}
-
-/// An object ⇒ `Some(T)`; any other JSON value ⇒ `None`.
-struct Obj<T>(Option<T>);
-
-impl<'de, T: FromMap<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(PhantomData<T>);
-        impl<'de, T: FromMap<'de>> Visitor<'de> for V<T> {
-            type Value = Option<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = T::default();
-                while let Some(LStr(key)) = map.next_key::<LStr<'de>>()? {
-                    match key {
-                        Some(key) => out.field(&key, &mut map)?,
-                        None => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(Some(out))
-            }
-            absent!(bool, number, str, null, seq);
-        }
-        d.deserialize_any(V(PhantomData)).map(Obj)
+    let token = s.number()?;
+    if let Ok(n) = token.parse::<i64>() {
+        return Ok(Some(n));
     }
+    // Rare forms (floats, huge integers) read as serde_json reads them.
+    Ok(match serde_json::from_str::<Value>(token).map_err(|_| scan::Invalid)? {
+        Value::Number(n) if n.is_u64() => None, // above i64::MAX
+        Value::Number(n) => n.as_f64().and_then(|v| {
+            // The `as` cast saturates; the range check keeps saturated values out.
+            let ok = v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63);
+            ok.then_some(v as i64)
+        }),
+        _ => None,
+    })
 }
 
-/// `choices`: the first element of an array (read as an object); anything else ⇒ `None`.
-struct FirstChoice<'a>(Option<RawChoice<'a>>);
-
-impl<'de> Deserialize<'de> for FirstChoice<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Option<RawChoice<'de>>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let first = seq.next_element::<Obj<RawChoice<'de>>>()?.and_then(|o| o.0);
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(first)
-            }
-            absent!(bool, number, str, null, map);
-        }
-        d.deserialize_any(V).map(FirstChoice)
+/// An object read member by member into `T`; any other JSON value ⇒ `None`.
+fn lenient_obj<'a, T: Default>(
+    s: &mut Scanner<'a>,
+    mut field: impl FnMut(&mut T, &mut Scanner<'a>, &str) -> scan::Result<()>,
+) -> scan::Result<Option<T>> {
+    if s.peek() != Some(b'{') {
+        return s.skip().map(|()| None);
     }
+    let mut out = T::default();
+    s.object(|s, key| field(&mut out, s, key))?;
+    Ok(Some(out))
 }
 
-/// `tool_calls`: the object elements of an array; anything else ⇒ empty.
-struct ToolCallList(Vec<ToolCallDelta>);
-
-impl<'de> Deserialize<'de> for ToolCallList {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Vec<ToolCallDelta>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(Obj(call)) = seq.next_element::<Obj<RawToolCall<'de>>>()? {
-                    if let Some(call) = call {
-                        out.push(call.into_delta());
-                    }
-                }
-                Ok(out)
-            }
-            absent!(bool, number, str, null, map);
-        }
-        d.deserialize_any(V).map(ToolCallList)
-    }
-}
-
-/// Consumes the current value without looking at it.
-fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
-    map.next_value::<IgnoredAny>().map(|_| ())
-}
-
-impl<'de> FromMap<'de> for RawTop<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> RawTop<'a> {
+    fn field(&mut self, s: &mut Scanner<'a>, key: &str) -> scan::Result<()> {
         match key {
-            "choices" => self.choice = map.next_value::<FirstChoice<'de>>()?.0,
+            // `choices`: the first element of an array (read as an object); anything else ⇒ `None`.
+            "choices" => {
+                self.choice = None;
+                if s.peek() != Some(b'[') {
+                    return s.skip();
+                }
+                let mut first = true;
+                s.array(|s| {
+                    if std::mem::take(&mut first) {
+                        self.choice = lenient_obj(s, RawChoice::field)?;
+                        Ok(())
+                    } else {
+                        s.skip()
+                    }
+                })?;
+            }
             "error" => {
-                let error = map.next_value::<Value>()?;
+                let error = s.value()?;
                 self.error = (!error.is_null()).then_some(error);
             }
-            "usage" => self.usage = Some(map.next_value::<Value>()?),
-            _ => skip(map)?,
+            "usage" => self.usage = Some(s.value()?),
+            _ => s.skip()?,
         }
         Ok(())
     }
 }
 
-impl<'de> FromMap<'de> for RawChoice<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> RawChoice<'a> {
+    fn field(&mut self, s: &mut Scanner<'a>, key: &str) -> scan::Result<()> {
         match key {
-            "delta" => self.delta = map.next_value::<Obj<RawDelta<'de>>>()?.0,
-            "finish_reason" => self.finish_reason = map.next_value::<LStr<'de>>()?.0,
-            _ => skip(map)?,
+            "delta" => self.delta = lenient_obj(s, RawDelta::field)?,
+            "finish_reason" => self.finish_reason = lenient_str(s)?,
+            _ => s.skip()?,
         }
         Ok(())
     }
 }
 
-impl<'de> FromMap<'de> for RawDelta<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> RawDelta<'a> {
+    fn field(&mut self, s: &mut Scanner<'a>, key: &str) -> scan::Result<()> {
         match key {
-            "content" => self.content = map.next_value::<LStr<'de>>()?.0,
-            "reasoning_content" => self.reasoning_content = map.next_value::<LStr<'de>>()?.0,
-            "reasoning" => self.reasoning = map.next_value::<LStr<'de>>()?.0,
-            "tool_calls" => self.tool_calls = map.next_value::<ToolCallList>()?.0,
-            _ => skip(map)?,
+            "content" => self.content = lenient_str(s)?,
+            "reasoning_content" => self.reasoning_content = lenient_str(s)?,
+            "reasoning" => self.reasoning = lenient_str(s)?,
+            // The object elements of an array; anything else ⇒ empty.
+            "tool_calls" => {
+                self.tool_calls.clear();
+                if s.peek() != Some(b'[') {
+                    return s.skip();
+                }
+                s.array(|s| {
+                    if let Some(call) = lenient_obj(s, RawToolCall::field)? {
+                        self.tool_calls.push(call.into_delta());
+                    }
+                    Ok(())
+                })?;
+            }
+            _ => s.skip()?,
         }
         Ok(())
     }
 }
 
-impl<'de> FromMap<'de> for RawToolCall<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> RawToolCall<'a> {
+    fn field(&mut self, s: &mut Scanner<'a>, key: &str) -> scan::Result<()> {
         match key {
-            "index" => self.index = map.next_value::<LInt>()?.0,
-            "id" => self.id = map.next_value::<LStr<'de>>()?.0,
-            "function" => self.function = map.next_value::<Obj<RawFunction<'de>>>()?.0,
-            _ => skip(map)?,
+            "index" => self.index = lenient_int(s)?,
+            "id" => self.id = lenient_str(s)?,
+            "function" => self.function = lenient_obj(s, RawFunction::field)?,
+            _ => s.skip()?,
         }
         Ok(())
     }
 }
 
-impl<'de> FromMap<'de> for RawFunction<'de> {
-    fn field<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+impl<'a> RawFunction<'a> {
+    fn field(&mut self, s: &mut Scanner<'a>, key: &str) -> scan::Result<()> {
         match key {
-            "name" => self.name = map.next_value::<LStr<'de>>()?.0,
-            "arguments" => self.arguments = map.next_value::<LArgs<'de>>()?.0,
-            _ => skip(map)?,
+            "name" => self.name = lenient_str(s)?,
+            "arguments" => self.arguments = lenient_args(s)?,
+            _ => s.skip()?,
         }
         Ok(())
     }
@@ -1123,14 +991,69 @@ mod tests {
         }
     }
 
+    /// The reference reading: the same lenient rules applied to a `serde_json::Value` tree.
+    fn reference(data: &str) -> Parsed {
+        let trimmed = data.trim();
+        if trimmed == "[DONE]" {
+            return Parsed::Done;
+        }
+        let Ok(Value::Object(top)) = serde_json::from_str::<Value>(trimmed) else {
+            return Parsed::Ignored;
+        };
+        if let Some(error) = top.get("error").filter(|e| !e.is_null()) {
+            return Parsed::Error(error_message(error.clone()));
+        }
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+        let int = |v: &Value| match v {
+            Value::Number(n) if n.is_i64() => n.as_i64(),
+            Value::Number(n) if n.is_u64() => None,
+            Value::Number(n) => n.as_f64().filter(|v| v.fract() == 0.0 && *v >= -(2f64.powi(63)) && *v < 2f64.powi(63)).map(|v| v as i64),
+            _ => None,
+        };
+        let mut chunk = Chunk { usage: top.get("usage").filter(|u| u.is_object()).cloned(), ..Chunk::default() };
+        let choice = top.get("choices").and_then(Value::as_array).and_then(|a| a.first()).and_then(Value::as_object);
+        if let Some(choice) = choice {
+            chunk.finish_reason = text(choice.get("finish_reason"));
+            if let Some(delta) = choice.get("delta").and_then(Value::as_object) {
+                chunk.content = text(delta.get("content"));
+                chunk.reasoning = text(delta.get("reasoning_content")).or_else(|| text(delta.get("reasoning")));
+                let calls = delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten();
+                chunk.tool_calls = calls
+                    .filter_map(Value::as_object)
+                    .map(|call| {
+                        let function = call.get("function").and_then(Value::as_object);
+                        let arguments = match function.and_then(|f| f.get("arguments")) {
+                            Some(Value::String(a)) => Some(a.clone()),
+                            Some(a @ (Value::Object(_) | Value::Array(_))) => Some(a.to_string()),
+                            _ => None,
+                        };
+                        ToolCallDelta {
+                            index: call.get("index").and_then(int).unwrap_or(0),
+                            id: text(call.get("id")),
+                            name: text(function.and_then(|f| f.get("name"))),
+                            arguments: arguments.filter(|a| !a.is_empty()),
+                        }
+                    })
+                    .collect();
+            }
+        }
+        Parsed::Chunk(chunk)
+    }
+
     #[test]
-    fn random_bytes_and_mutations_never_panic() {
-        let base = br#"{"choices":[{"index":0,"delta":{"content":"a\"b","reasoning":"r","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}],"usage":{"t":1},"error":null}"#;
-        let pool = b"{}[]\":,0123456789.eE-+ \\unlltrueafsxyz\xC3\xA9";
+    fn random_mutations_read_as_the_reference_reads_them() {
+        let bases: [&[u8]; 4] = [
+            br#"{"choices":[{"index":0,"delta":{"content":"a\"b","reasoning":"r","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}],"usage":{"t":1},"error":null}"#,
+            br#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"h\u00e9llo \ud83d\ude00 w\u00f6rld"},"logprobs":null,"finish_reason":null}]}"#,
+            br#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":{"x":[1,2.5e3,-0]}}},7,{"index":1.0,"id":"d"}]}}],"usage":null}"#,
+            br#"{"error":{"message":"quota\n exceeded","code":429},"choices":[]}"#,
+        ];
+        let pool = b"{}[]\":,0123456789.eE-+ \\/unlltrueafsxyzbfnrtABCDEF\x01\xC3\xA9";
         let mut rng = Lcg(7);
-        for _ in 0..5000 {
-            let mut bytes = base.to_vec();
-            for _ in 0..(1 + rng.next() % 4) {
+        let mut read = 0;
+        for round in 0..40_000 {
+            let mut bytes = bases[round % bases.len()].to_vec();
+            for _ in 0..(1 + rng.next() % 3) {
                 let at = (rng.next() as usize) % bytes.len();
                 let b = pool[(rng.next() as usize) % pool.len()];
                 match rng.next() % 3 {
@@ -1142,8 +1065,12 @@ mod tests {
                 }
             }
             let text = String::from_utf8_lossy(&bytes);
-            let _ = parse(&text);
+            let ours = parse(&text);
+            assert_eq!(ours, reference(&text), "{text}");
+            read += usize::from(ours != Parsed::Ignored);
         }
+        // The mutations must leave enough documents valid for the comparison to mean something.
+        assert!(read > 8_000, "only {read} mutated documents were valid JSON");
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod chunk;
 pub mod failure;
 pub mod request;
+mod scan;
 pub mod transport;
 
 use crate::{
@@ -301,12 +302,11 @@ impl Run {
                 Err(failure) => return Err(AttemptFailure { failure, streamed: stream.streamed }),
             };
             match &piece {
-                Some(bytes) => decoder.feed(bytes, |data| pending.push(data)),
-                None => decoder.finish(|data| pending.push(data)),
+                Some(bytes) => decoder.feed(bytes, |data| pending.push(chunk::parse(data))),
+                None => decoder.finish(|data| pending.push(chunk::parse(data))),
             }
-            let parsed = pending.drain(..).map(|data| chunk::parse(&data));
             let done = self
-                .apply(&mut stream, parsed)
+                .apply(&mut stream, pending.drain(..))
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
             if done || piece.is_none() {
