@@ -223,9 +223,8 @@ struct CabiState
     std::string failure;
 };
 
-void onCabiEvent(void* userData, const ViEvent* event)
+void onCabiEvent(CabiState* s, const ViEvent* event)
 {
-    auto* s = static_cast<CabiState*>(userData);
     switch (event->kind) {
     case VI_EVENT_KIND_STREAM_BEGAN:
         s->began = bench::now();
@@ -247,6 +246,12 @@ void onCabiEvent(void* userData, const ViEvent* event)
     default:
         break;
     }
+}
+
+void onCabiEvents(void* userData, const ViEvent* events, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        onCabiEvent(static_cast<CabiState*>(userData), &events[i]);
 }
 
 #define LIT(s) s, sizeof(s) - 1
@@ -279,7 +284,7 @@ Result runCabi(int port)
     vi_message_new(1, LIT("stream please"), &message);
     vi_dialog_append_message(dialog, message);
     vi_message_free(message);
-    vi_dialog_set_event_callback(dialog, &onCabiEvent, &state, nullptr);
+    vi_dialog_set_event_callback(dialog, &onCabiEvents, &state, nullptr);
     vi_dialog_run(dialog);
     {
         std::unique_lock<std::mutex> lock(state.mutex);

@@ -38,9 +38,8 @@ struct recorded {
     char text[64];
 };
 
-static void on_event(void* user_data, const ViEvent* event)
+static void on_one_event(struct recorded* r, const ViEvent* event)
 {
-    struct recorded* r = user_data;
     switch (event->kind) {
     case VI_EVENT_KIND_STREAM_BEGAN: r->began++; break;
     case VI_EVENT_KIND_STREAM_DELTA: r->deltas++; break;
@@ -54,6 +53,12 @@ static void on_event(void* user_data, const ViEvent* event)
         break;
     default: break;
     }
+}
+
+static void on_event(void* user_data, const ViEvent* events, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        on_one_event(user_data, &events[i]);
 }
 
 int main(void)

@@ -175,11 +175,14 @@ typedef struct ViEvent {
   struct ViStr server_name;
 } ViEvent;
 
-// Receives a dialog's events, in order. Fires on the thread that caused the event: the
-// caller's thread for direct edits (`vi_dialog_append_message`, …) and for early run failures,
-// a library thread during a run. Never called with a library lock held, so it may call back
-// into the dialog; it must not throw or unwind.
-typedef void (*ViEventCallback)(void *user_data, const struct ViEvent *event);
+// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
+// events of one change — one edit, or every chunk of one network read during a run — so a
+// host can take its lock and wake its thread once per batch. The array and its views live only
+// during the call. Fires on the thread that caused the events: the caller's thread for direct
+// edits (`vi_dialog_append_message`, …) and for early run failures, a library thread during a
+// run. Never called with a library lock held, so it may call back into the dialog; it must not
+// throw or unwind.
+typedef void (*ViEventCallback)(void *user_data, const struct ViEvent *events, size_t count);
 
 // Releases an event callback's `user_data` once no call through it can happen any more (the
 // callback was replaced or the dialog destroyed). Any thread.

@@ -213,9 +213,7 @@ impl Dialog {
             return;
         }
         if let Some(sink) = self.sink() {
-            for event in events {
-                sink.emit(event);
-            }
+            sink.emit(events);
         }
     }
 
@@ -614,8 +612,8 @@ mod tests {
     pub(crate) struct Recorder(pub StdMutex<Vec<Event>>);
 
     impl EventSink for Recorder {
-        fn emit(&self, event: &Event) {
-            self.0.lock().unwrap().push(event.clone());
+        fn emit(&self, events: &[Event]) {
+            self.0.lock().unwrap().extend_from_slice(events);
         }
         fn as_any(&self) -> &dyn std::any::Any {
             self

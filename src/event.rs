@@ -14,11 +14,14 @@ pub enum Event {
     McpFailed { server: String, message: String },
 }
 
-/// Receives a dialog's events, in order. Called on whatever thread produced the event (the
-/// caller's for direct edits, a library thread during a run) and never with a lock held, so an
-/// implementation may call back into the dialog.
+/// Receives a dialog's events, in order, a batch at a time: the events of one change (one edit,
+/// or every chunk of one network read during a run), so a host pays its locking and thread
+/// hand-off once per batch rather than once per chunk. Called on whatever thread produced the
+/// events (the caller's for direct edits, a library thread during a run) and never with a lock
+/// held, so an implementation may call back into the dialog.
 pub trait EventSink: Send + Sync + 'static {
-    fn emit(&self, event: &Event);
+    /// `events` is never empty.
+    fn emit(&self, events: &[Event]);
 
     /// Lets a binding find its own type behind the trait object.
     fn as_any(&self) -> &dyn Any;

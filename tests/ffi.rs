@@ -233,10 +233,17 @@ fn a_center_round_trips_through_the_abi() {
 static EVENTS: Mutex<Vec<(ViEventKind, i64, String)>> = Mutex::new(Vec::new());
 static DESTROYED: AtomicUsize = AtomicUsize::new(0);
 
-unsafe extern "C" fn on_event(user_data: *mut c_void, event: *const ViEvent) {
+/// The batch behind a callback's `events` pointer.
+unsafe fn batch<'a>(events: *const ViEvent, count: usize) -> &'a [ViEvent] {
+    assert!(!events.is_null() && count > 0, "a batch is never empty");
+    unsafe { std::slice::from_raw_parts(events, count) }
+}
+
+unsafe extern "C" fn on_event(user_data: *mut c_void, events: *const ViEvent, count: usize) {
     assert_eq!(user_data as usize, 0xfeed);
-    let e = unsafe { &*event };
-    EVENTS.lock().unwrap().push((e.kind, e.index, view(e.text)));
+    for e in unsafe { batch(events, count) } {
+        EVENTS.lock().unwrap().push((e.kind, e.index, view(e.text)));
+    }
 }
 
 unsafe extern "C" fn on_destroy(user_data: *mut c_void) {
@@ -323,9 +330,10 @@ fn the_version_matches_the_crate() {
 
 static RUN_EVENTS: Mutex<Vec<(ViEventKind, String)>> = Mutex::new(Vec::new());
 
-unsafe extern "C" fn on_run_event(_: *mut c_void, event: *const ViEvent) {
-    let e = unsafe { &*event };
-    RUN_EVENTS.lock().unwrap().push((e.kind, view(e.text)));
+unsafe extern "C" fn on_run_event(_: *mut c_void, events: *const ViEvent, count: usize) {
+    for e in unsafe { batch(events, count) } {
+        RUN_EVENTS.lock().unwrap().push((e.kind, view(e.text)));
+    }
 }
 
 #[test]

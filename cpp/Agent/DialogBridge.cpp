@@ -48,6 +48,20 @@ void emitText(Dialog* dialog, DeliveryQueue::Kind kind, const QString& text)
         Q_EMIT dialog->streamReasoning(text);
 }
 
+// Gives the emptied buffers of a delivered batch back to the producer, so a long stream fills
+// the same allocation again instead of regrowing one per drain. A buffer grown past a burst
+// (over 1 Mi UTF-16 units) is released instead.
+void recycle(const GuardPtr& guard, DeliveryQueue& batch)
+{
+    if (batch.texts.capacity() > (1 << 20))
+        return;
+    batch.items.clear();
+    batch.texts.resize(0); // keeps the capacity
+    QMutexLocker lock(&guard->mutex);
+    if (guard->queue.isEmpty() && guard->queue.texts.capacity() < batch.texts.capacity())
+        std::swap(guard->queue, batch);
+}
+
 // On the dialog's thread: delivers what was queued when it started, one signal per event.
 void drain(const GuardPtr& guard)
 {
@@ -85,6 +99,7 @@ void drain(const GuardPtr& guard)
             emitText(dialog, item.kind, text);
         }
     }
+    recycle(guard, batch);
     if (released)
         return;
     QMutexLocker lock(&guard->mutex);
@@ -120,19 +135,11 @@ bool dispatch(const GuardPtr& guard, std::function<void(Dialog*)> task)
 
 namespace {
 
-// A streamed piece of text: packed into the queue (see DialogBridge.h).
-void dispatchText(const GuardPtr& guard, DeliveryQueue::Kind kind, ViStr text)
+// Appends a streamed piece of text to `queue`, packed (see DialogBridge.h). Called with the
+// guard's mutex held.
+void packText(DeliveryQueue& queue, DeliveryQueue::Kind kind, ViStr text)
 {
-    QMutexLocker lock(&guard->mutex);
-    Dialog* dialog = guard->dialog;
-    if (!dialog)
-        return;
-    if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
-        lock.unlock();
-        emitText(dialog, kind, toQString(text));
-        return;
-    }
-    QString& texts = guard->queue.texts;
+    QString& texts = queue.texts;
     const qsizetype before = texts.size();
     if (text.data && text.len) {
         // Decoded straight into the buffer (UTF-16 never needs more units than UTF-8 bytes).
@@ -144,7 +151,23 @@ void dispatchText(const GuardPtr& guard, DeliveryQueue::Kind kind, ViStr text)
         QChar* end = decoder.appendToBuffer(texts.data() + before, QByteArrayView(text.data, qsizetype(text.len)));
         texts.truncate(end - texts.constData());
     }
-    guard->queue.items.push_back({kind, quint32(texts.size() - before)});
+    queue.items.push_back({kind, quint32(texts.size() - before)});
+}
+
+// A streamed piece of text: emitted at once on the dialog's thread with nothing waiting,
+// queued otherwise.
+void dispatchText(const GuardPtr& guard, DeliveryQueue::Kind kind, ViStr text)
+{
+    QMutexLocker lock(&guard->mutex);
+    Dialog* dialog = guard->dialog;
+    if (!dialog)
+        return;
+    if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
+        lock.unlock();
+        emitText(dialog, kind, toQString(text));
+        return;
+    }
+    packText(guard->queue, kind, text);
     schedule(guard, dialog);
 }
 
@@ -183,24 +206,71 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
     return {}; // an event kind this layer does not know: ignored
 }
 
-void onEvent(void* userData, const ViEvent* event)
+// The packed kind of a streamed text event; Task for the others.
+DeliveryQueue::Kind kindOf(const ViEvent& event)
+{
+    switch (event.kind) {
+    case VI_EVENT_KIND_STREAM_DELTA:
+        return DeliveryQueue::Delta;
+    case VI_EVENT_KIND_STREAM_REASONING:
+        return DeliveryQueue::Reasoning;
+    default:
+        return DeliveryQueue::Task;
+    }
+}
+
+// One event through the ordinary route (dispatch / dispatchText).
+void deliverOne(const GuardPtr& guard, const ViEvent& event)
+{
+    const DeliveryQueue::Kind kind = kindOf(event);
+    if (kind != DeliveryQueue::Task) {
+        dispatchText(guard, kind, event.text);
+        return;
+    }
+    std::function<void(Dialog*)> task = taskFor(event);
+    if (task)
+        dispatch(guard, std::move(task));
+}
+
+void onEvents(void* userData, const ViEvent* events, size_t count)
 {
     // Must not unwind into the library.
     try {
-        if (!userData || !event)
+        if (!userData || !events)
             return;
         const GuardPtr& guard = *static_cast<GuardPtr*>(userData);
-        if (event->kind == VI_EVENT_KIND_STREAM_DELTA) {
-            dispatchText(guard, DeliveryQueue::Delta, event->text);
+        QMutexLocker lock(&guard->mutex);
+        Dialog* dialog = guard->dialog;
+        if (!dialog)
+            return;
+        if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
+            // On the dialog's thread with nothing waiting (a direct edit): one at a time, as
+            // with no queue, since a slot may queue more or delete the dialog in between.
+            lock.unlock();
+            for (size_t i = 0; i < count; ++i)
+                deliverOne(guard, events[i]);
             return;
         }
-        if (event->kind == VI_EVENT_KIND_STREAM_REASONING) {
-            dispatchText(guard, DeliveryQueue::Reasoning, event->text);
-            return;
+        // Otherwise the whole batch (typically every chunk of one network read) is queued
+        // under one lock, behind one drain.
+        try {
+            for (size_t i = 0; i < count; ++i) {
+                const DeliveryQueue::Kind kind = kindOf(events[i]);
+                if (kind != DeliveryQueue::Task) {
+                    packText(guard->queue, kind, events[i].text);
+                    continue;
+                }
+                std::function<void(Dialog*)> task = taskFor(events[i]);
+                if (!task)
+                    continue;
+                guard->queue.items.push_back({DeliveryQueue::Task, 0});
+                guard->queue.tasks.push_back(std::move(task));
+            }
+        } catch (...) {
+            // Out of memory part-way: what was queued is still delivered.
         }
-        std::function<void(Dialog*)> task = taskFor(*event);
-        if (task)
-            dispatch(guard, std::move(task));
+        if (!guard->queue.isEmpty())
+            schedule(guard, dialog);
     } catch (...) {
     }
 }
@@ -217,7 +287,7 @@ GuardPtr attach(ViDialog* handle, Dialog* dialog)
     auto guard = std::make_shared<DialogGuard>();
     guard->dialog = dialog;
     auto* userData = new GuardPtr(guard);
-    if (vi_dialog_set_event_callback(handle, &onEvent, userData, &destroyGuard) != VI_STATUS_OK)
+    if (vi_dialog_set_event_callback(handle, &onEvents, userData, &destroyGuard) != VI_STATUS_OK)
         delete userData; // not registered (NULL handle): no destroy call will come
     return guard;
 }

@@ -6,7 +6,8 @@
 // Every Dialog registers ONE event callback whose user_data is a heap
 // `std::shared_ptr<DialogGuard>` (released by the core through the destroy callback). The
 // guard says whether the Dialog still exists and holds the deliveries that wait for the
-// Dialog's thread, in order. dispatch() / dispatchText() are the only routes there:
+// Dialog's thread, in order. The core calls back with batches (every chunk of one network
+// read, or the events of one edit); each batch takes the guard's mutex once:
 //   * the Dialog is gone (its destructor nulled the pointer) → the delivery is dropped;
 //   * the caller is on the Dialog's thread and nothing waits → it is delivered at once;
 //   * otherwise it is appended to the guard's queue, so a later event raised on the
@@ -16,8 +17,9 @@
 //     again if more arrived meanwhile (so a fast network never starves the event loop).
 // Streamed texts (deltas, reasoning) are packed: their UTF-16 text goes into one buffer
 // and each costs one 8-byte entry, so a long stream waiting for a busy thread holds about
-// the answer's text, not one heap event per chunk (and the producer pays a mutex and a
-// memcpy per delta instead of an event allocation and an event-loop wake-up).
+// the answer's text, not one heap event per chunk (and the producer pays a memcpy per delta
+// and a mutex per batch instead of an event allocation and an event-loop wake-up). A drained
+// batch hands its emptied buffers back, so a long stream does not regrow them per drain.
 // The post happens under the guard's mutex; the Dialog destructor takes the same mutex to
 // null the pointer, so nothing is posted to a Dialog being destroyed, and a drain that is
 // already queued is discarded with the QObject (or finds the pointer null and stops).

@@ -1,4 +1,5 @@
-//! Dialog events for C: one callback per dialog, a `ViEvent` per Qt signal.
+//! Dialog events for C: one callback per dialog, called with batches of `ViEvent`s, one per Qt
+//! signal.
 
 use super::string::ViStr;
 use crate::event::{Event, EventSink};
@@ -38,18 +39,21 @@ pub struct ViEvent {
     pub server_name: ViStr,
 }
 
-/// Receives a dialog's events, in order. Fires on the thread that caused the event: the
-/// caller's thread for direct edits (`vi_dialog_append_message`, …) and for early run failures,
-/// a library thread during a run. Never called with a library lock held, so it may call back
-/// into the dialog; it must not throw or unwind.
-pub type ViEventCallback = Option<unsafe extern "C" fn(user_data: *mut c_void, event: *const ViEvent)>;
+/// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
+/// events of one change — one edit, or every chunk of one network read during a run — so a
+/// host can take its lock and wake its thread once per batch. The array and its views live only
+/// during the call. Fires on the thread that caused the events: the caller's thread for direct
+/// edits (`vi_dialog_append_message`, …) and for early run failures, a library thread during a
+/// run. Never called with a library lock held, so it may call back into the dialog; it must not
+/// throw or unwind.
+pub type ViEventCallback = Option<unsafe extern "C" fn(user_data: *mut c_void, events: *const ViEvent, count: usize)>;
 
 /// Releases an event callback's `user_data` once no call through it can happen any more (the
 /// callback was replaced or the dialog destroyed). Any thread.
 pub type ViUserDataDestroy = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
 pub(crate) struct CEventSink {
-    callback: unsafe extern "C" fn(*mut c_void, *const ViEvent),
+    callback: unsafe extern "C" fn(*mut c_void, *const ViEvent, usize),
     user_data: *mut c_void,
     destroy: ViUserDataDestroy,
 }
@@ -61,7 +65,7 @@ unsafe impl Sync for CEventSink {}
 
 impl CEventSink {
     pub fn new(
-        callback: unsafe extern "C" fn(*mut c_void, *const ViEvent),
+        callback: unsafe extern "C" fn(*mut c_void, *const ViEvent, usize),
         user_data: *mut c_void,
         destroy: ViUserDataDestroy,
     ) -> CEventSink {
@@ -74,7 +78,20 @@ impl CEventSink {
 }
 
 impl EventSink for CEventSink {
-    fn emit(&self, event: &Event) {
+    fn emit(&self, events: &[Event]) {
+        let batch: Vec<ViEvent> = events.iter().map(ViEvent::of).collect();
+        // SAFETY: per the callback contract; the array and its views outlive the call.
+        unsafe { (self.callback)(self.user_data, batch.as_ptr(), batch.len()) };
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl ViEvent {
+    /// A view of `event`, valid while it lives.
+    fn of(event: &Event) -> ViEvent {
         let none = ViStr::default();
         let mut e = ViEvent {
             kind: ViEventKind::StreamBegan,
@@ -106,12 +123,7 @@ impl EventSink for CEventSink {
                 e.text = ViStr::of(message);
             }
         }
-        // SAFETY: per the callback contract; the views outlive the call.
-        unsafe { (self.callback)(self.user_data, &e) };
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
+        e
     }
 }
 

@@ -15,8 +15,9 @@ pub struct Recorder {
 }
 
 impl EventSink for Recorder {
-    fn emit(&self, event: &Event) {
-        self.events.lock().unwrap().push(event.clone());
+    fn emit(&self, events: &[Event]) {
+        assert!(!events.is_empty(), "a batch is never empty");
+        self.events.lock().unwrap().extend_from_slice(events);
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
