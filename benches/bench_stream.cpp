@@ -11,7 +11,8 @@
 //   cabi   the bare C ABI: a callback counting StreamDelta events on the library thread.
 //
 // With --latency every delta's content is the server's send time in ns (the $paced
-// directive's stamp_content), and the per-delta latency server write → signal is reported.
+// directive's stamp_content), and the per-delta latency server write → signal (cabi: →
+// callback on the library thread, the first of the two thread hand-offs) is reported.
 #include "bench_common.h"
 
 #include <Agent/Center.h>
@@ -221,6 +222,8 @@ struct CabiState
     qint64 deltas = 0;
     qint64 bytes = 0;
     std::string failure;
+    bool latency = false;
+    std::vector<long long> latencies; // ns, server write → callback on the library thread
 };
 
 void onCabiEvent(CabiState* s, const ViEvent* event)
@@ -232,6 +235,12 @@ void onCabiEvent(CabiState* s, const ViEvent* event)
     case VI_EVENT_KIND_STREAM_DELTA:
         ++s->deltas;
         s->bytes += qint64(event->text.len);
+        if (s->latency && event->text.len) {
+            bool ok = false;
+            const long long sent = QByteArray::fromRawData(event->text.data, qsizetype(event->text.len)).toLongLong(&ok);
+            if (ok)
+                s->latencies.push_back(bench::wallNs() - sent);
+        }
         break;
     case VI_EVENT_KIND_STREAM_ENDED:
     case VI_EVENT_KIND_RUN_FAILED: {
@@ -256,10 +265,11 @@ void onCabiEvents(void* userData, const ViEvent* events, size_t count)
 
 #define LIT(s) s, sizeof(s) - 1
 
-Result runCabi(int port)
+Result runCabi(int port, bool latency)
 {
     Result r;
     CabiState state;
+    state.latency = latency;
     ViCenter* center = nullptr;
     ViModel* model = nullptr;
     ViProvider* provider = nullptr;
@@ -294,6 +304,7 @@ Result runCabi(int port)
     r.deltas = state.deltas;
     r.chars = state.bytes;
     r.failure = QString::fromStdString(state.failure);
+    r.latencies = std::move(state.latencies);
     vi_dialog_set_event_callback(dialog, nullptr, nullptr, nullptr);
     vi_dialog_free(dialog);
     vi_provider_free(provider);
@@ -331,7 +342,7 @@ int main(int argc, char** argv)
     else if (impl == QLatin1String("qt"))
         r = runQt(port, latency);
     else
-        r = runCabi(port);
+        r = runCabi(port, latency);
     std::string extra = "\"deltas\":" + std::to_string(r.deltas) + ",\"chars\":" + std::to_string(r.chars)
                         + ",\"peak_rss_kib\":" + std::to_string(bench::peakRssKiB());
     if (latency)

@@ -81,7 +81,7 @@ def main():
             stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
         if "latency" in groups:
             stream_cases += [("latency_paced_1000", [{"$paced": {"count": 2000 // scale, "delta": "", "per_second": 1000, "stamp_content": True}}],
-                              ["ours", "qt", "python"])]
+                              ["ours", "qt", "cabi", "python"])]
         for case, events, impls in stream_cases:
             server.script(events)
             print(f"{case}:", file=sys.stderr, flush=True)
@@ -185,6 +185,11 @@ def print_table(samples, runs):
             f"Qt-native {q / 1e3:.0f} µs" + (f", python {p / 1e3:.0f} µs" if p else ""), f"{o / q:.2f}", "p50 ≤ 100 µs", o <= 100e3)
         row("… p99", f"{o99 / 1e3:.0f} µs", f"Qt-native {q99 / 1e3:.0f} µs" + (f", python {p99 / 1e3:.0f} µs" if p99 else ""),
             f"{o99 / q99:.2f}", "(information)", None)
+        c = med(samples, case, "cabi", "p50_ns")[0]
+        if c:
+            c99 = med(samples, case, "cabi", "p99_ns")[0]
+            row("… server write → bare C ABI callback on the library thread (first hand-off only): p50 / p99",
+                f"{c / 1e3:.0f} / {c99 / 1e3:.0f} µs", "—", "—", "(information)", None)
 
     def pair(case, name, target, check, per=None):
         o, n, _ = med(samples, case, "ours")

@@ -181,7 +181,7 @@ typedef struct ViEvent {
 // during the call. Fires on the thread that caused the events: the caller's thread for direct
 // edits (`vi_dialog_append_message`, …) and for early run failures, a library thread during a
 // run. Never called with a library lock held, so it may call back into the dialog; it must not
-// throw or unwind.
+// throw or unwind, and must not block for long (the library thread serves every dialog).
 typedef void (*ViEventCallback)(void *user_data, const struct ViEvent *events, size_t count);
 
 // Releases an event callback's `user_data` once no call through it can happen any more (the

@@ -45,7 +45,7 @@ pub struct ViEvent {
 /// during the call. Fires on the thread that caused the events: the caller's thread for direct
 /// edits (`vi_dialog_append_message`, …) and for early run failures, a library thread during a
 /// run. Never called with a library lock held, so it may call back into the dialog; it must not
-/// throw or unwind.
+/// throw or unwind, and must not block for long (the library thread serves every dialog).
 pub type ViEventCallback = Option<unsafe extern "C" fn(user_data: *mut c_void, events: *const ViEvent, count: usize)>;
 
 /// Releases an event callback's `user_data` once no call through it can happen any more (the

@@ -45,13 +45,18 @@ impl ActiveRun {
     }
 }
 
-/// The library's runtime: two worker threads named `visindigo-agent`, started on first use and
+/// The library's runtime: one worker thread named `visindigo-agent`, started on first use and
 /// kept for the life of the process.
+///
+/// One, because the work is I/O and parsing: with two, hyper's connection task and the run's
+/// task woke each other across threads for every read, which cost a 300k-chunk stream a third
+/// of its throughput (180 → 115 ms) and every paced delta ~8 µs (BENCHMARKS.md). Host callbacks
+/// run on this thread, hence their "must not block for long" contracts.
 pub fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(1)
             .thread_name("visindigo-agent")
             .enable_all()
             .build()
