@@ -152,6 +152,8 @@ private slots:
     void validatorAgreesWithQtOnCorpus();
     void validatorAgreesWithQtOnNestingLimit();
     void validatorAgreesWithQtOnRandomMutations();
+    void textIsCheckedAsItsUtf8Image();
+    void largeTextIsCheckedWhileConverted();
 };
 
 // =======================================================================================
@@ -1239,15 +1241,13 @@ void TestJsonConfig::setOnLargeDocumentOnlyRebuildsThePath()
 
 namespace {
 
-// Whether JsonConfig reads `text` exactly as QJsonDocument does: same error and offset, the
-// same content when valid, and the text kept as source iff Qt accepts it (for a container
-// root without a byte order mark: what the validator handles).
-QString disagreement(const QByteArray& text)
+// Whether `config` (read with `ourError`) holds what QJsonDocument makes of `text`: same
+// error and offset, the same content when valid, and the text kept as source iff Qt
+// accepts it (for a container root without a byte order mark: what the validator handles).
+QString disagreementWith(const QByteArray& text, const JsonConfig& config, const QJsonParseError& ourError)
 {
     QJsonParseError qtError;
     const QJsonDocument document = QJsonDocument::fromJson(text, &qtError);
-    QJsonParseError ourError;
-    const JsonConfig config = JsonConfig::fromUtf8(text, &ourError);
     if (ourError.error != qtError.error)
         return QStringLiteral("error %1 vs Qt %2").arg(ourError.error).arg(qtError.error);
     if (qtError.error != QJsonParseError::NoError) {
@@ -1267,6 +1267,33 @@ QString disagreement(const QByteArray& text)
     if (handled && config.sourceUtf8() != text)
         return QStringLiteral("valid text not kept as source (validator rejected what Qt accepts)");
     return {};
+}
+
+// The same for UTF-16 text, read by parse(QString): the reference is Qt's reading of its
+// toUtf8() image (what the native JsonConfig::parse does).
+QString disagreementOfText(const QString& text)
+{
+    JsonConfig config;
+    const QJsonParseError ourError = config.parse(text);
+    const QByteArray image = text.toUtf8();
+    QString problem = disagreementWith(image, config, ourError);
+    bool strict = false;
+    bool strictAsUtf8 = false;
+    config.sourceUtf8(&strict);
+    JsonConfig::fromUtf8(image).sourceUtf8(&strictAsUtf8);
+    if (problem.isEmpty() && strict != strictAsUtf8)
+        problem = QStringLiteral("strict %1, as UTF-8 %2").arg(strict).arg(strictAsUtf8);
+    return problem.isEmpty() ? problem : QStringLiteral("as UTF-16: ") + problem;
+}
+
+// Whether JsonConfig reads `text` exactly as QJsonDocument does, as UTF-8 bytes
+// (fromUtf8) and as the QString decoded from them (parse).
+QString disagreement(const QByteArray& text)
+{
+    QJsonParseError ourError;
+    const JsonConfig config = JsonConfig::fromUtf8(text, &ourError);
+    const QString problem = disagreementWith(text, config, ourError);
+    return problem.isEmpty() ? disagreementOfText(QString::fromUtf8(text)) : problem;
 }
 
 QByteArray printable(const QByteArray& text)
@@ -1483,6 +1510,56 @@ void TestJsonConfig::validatorAgreesWithQtOnCorpus()
     for (const QByteArray& text : corpus) {
         const QString problem = disagreement(text);
         QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("%1: %2").arg(problem, QString::fromLatin1(printable(text)))));
+    }
+}
+
+void TestJsonConfig::textIsCheckedAsItsUtf8Image()
+{
+    // What only a QString can hold: lone surrogates (Qt writes them as '?'), raw or escaped,
+    // and escaped non-ASCII characters, in strings and where a value or key belongs.
+    const QChar high(0xd83d), low(0xde00), cjk(0x4e2d), e(0xe9);
+    auto text = [](std::initializer_list<QString> parts) {
+        QString out;
+        for (const QString& part : parts)
+            out += part;
+        return out;
+    };
+    const QString q = QStringLiteral("\""), bs = QStringLiteral("\\");
+    const QList<QString> cases = {
+        text({"[", q, high, q, "]"}), text({"[", q, low, q, "]"}), text({"[", q, high, low, q, "]"}),
+        text({"[", q, low, high, q, "]"}), text({"[", q, bs, high, q, "]"}), text({"[", q, bs, low, q, "]"}),
+        text({"[", q, bs, high, low, q, "]"}), text({"[", q, bs, high, high, q, "]"}), text({"[", q, bs, cjk, q, "]"}),
+        text({"[", q, bs, e, q, "]"}), text({"[", q, bs, high}), text({"[", high, "]"}), text({"[", cjk, "]"}),
+        text({"{", q, high, q, ":1}"}), text({"{", q, "k", q, ":", low, "}"}), text({"[1", high, "]"}),
+        text({"[", q, "a", QString(QChar(0x1f)), e, cjk, high, low, q, "]"}), text({"[", q, QString(7, cjk), bs, "u00e9", q, "]"}),
+        text({"[", q, QString(9, e), bs, "ud83d", bs, "ude00", q, "]"}), text({QString(QChar(0xfeff)), "[]"}),
+    };
+    for (const QString& t : cases) {
+        const QString problem = disagreementOfText(t);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem + QStringLiteral(": ") + QString::fromLatin1(printable(t.toUtf8()))));
+    }
+}
+
+void TestJsonConfig::largeTextIsCheckedWhileConverted()
+{
+    // Past the size from which the check runs on a thread of its own (1 Mi UTF-16 units).
+    QString big = QStringLiteral("{\"items\":[");
+    for (int i = 0; big.size() < (1 << 21); ++i)
+        big += QStringLiteral("{\"n\":%1,\"t\":\"caf\u00e9 \\n na\u00efve \u4e2d \u2014 %1\"},").arg(i);
+    big += QStringLiteral("true]}");
+    QVERIFY(disagreementOfText(big).isEmpty());
+    JsonConfig config;
+    QCOMPARE(config.parse(big).error, QJsonParseError::NoError);
+    QCOMPARE(config.sourceUtf8(), big.toUtf8());
+    QCOMPARE(JsonConfig::fromJson(big).sourceUtf8(), big.toUtf8());
+    // Broken near the end, and in the middle: Qt's error, at Qt's offset.
+    for (const qsizetype at : {big.size() - 3, big.size() / 2}) {
+        QString broken = big;
+        broken[at] = QLatin1Char('#');
+        const QString problem = disagreementOfText(broken);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QVERIFY(config.parse(broken).error != QJsonParseError::NoError);
+        QVERIFY(config.sourceUtf8().isNull());
     }
 }
 

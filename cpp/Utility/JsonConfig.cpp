@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 namespace Visindigo::Utility {
@@ -103,7 +105,7 @@ QJsonValue parseUtf8(const QByteArray& text, QJsonParseError* error)
 
 // ---- the validator ---------------------------------------------------------------------
 //
-// One pass over UTF-8 text, no DOM: does QJsonDocument::fromJson accept it? It follows
+// One pass over the text, no DOM: does QJsonDocument::fromJson accept it? It follows
 // Qt 6's parser (qjsonparser.cpp) rule for rule, so that a document it accepts is one Qt
 // parses without error, and one it rejects is handed to Qt for the exact error:
 // * the root, after optional whitespace (space, tab, LF, CR), is an object or an array
@@ -120,6 +122,10 @@ QJsonValue parseUtf8(const QByteArray& text, QJsonParseError* error)
 // On the way it notes whether the text is compact (no whitespace outside strings) and
 // strict (RFC 8259: no raw control characters, only the standard escapes, surrogate
 // escapes only as pairs, numbers in RFC form).
+//
+// It reads UTF-8 bytes or UTF-16 units (a QString, judged as its toUtf8() image would be:
+// every rule above concerns ASCII characters only, and Qt's conversion writes valid UTF-8
+// for any QString, so in UTF-16 a non-ASCII unit needs no check at all).
 struct Verdict
 {
     enum Result { Valid, Invalid, Unhandled } result = Unhandled;
@@ -129,23 +135,27 @@ struct Verdict
 
 constexpr int MaxNesting = 1024; // Qt's nestingLimit
 
-inline bool isJsonSpace(uchar c)
+template <typename Unit>
+inline bool isJsonSpace(Unit c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-inline int hexDigit(uchar c)
+template <typename Unit>
+inline int hexDigit(Unit c)
 {
     if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
+        return int(c - '0');
     if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
+        return int(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F')
+        return int(c - 'A' + 10);
     return -1;
 }
 
-// One UTF-8 encoded character starting at p (a byte >= 0x80); advances p past it.
-inline bool skipUtf8Char(const uchar*& p, const uchar* end)
+// One non-ASCII character starting at p; advances p past it. UTF-8: one validly encoded
+// character.
+inline bool skipNonAscii(const uchar*& p, const uchar* end)
 {
     const uchar b = *p;
     int extra;
@@ -181,8 +191,40 @@ inline bool skipUtf8Char(const uchar*& p, const uchar* end)
     return true;
 }
 
+// UTF-16: any unit (see above).
+inline bool skipNonAscii(const char16_t*& p, const char16_t*)
+{
+    ++p;
+    return true;
+}
+
+// Past a backslash and the byte it escapes (not 'u'); the bytes after it are read as usual.
+inline bool skipEscape(const uchar*& p, const uchar*)
+{
+    p += 2;
+    return true;
+}
+
+// UTF-16: as the UTF-8 image reads. An escaped non-ASCII character there is a lead byte
+// followed by continuation bytes, which are rejected — except a lone surrogate, which
+// Qt's conversion writes as '?'.
+inline bool skipEscape(const char16_t*& p, const char16_t* end)
+{
+    const char16_t e = p[1];
+    if (e >= 0x80) {
+        const bool high = e >= 0xd800 && e <= 0xdbff;
+        const bool low = e >= 0xdc00 && e <= 0xdfff;
+        const bool paired = high && end - p > 2 && p[2] >= 0xdc00 && p[2] <= 0xdfff;
+        if (!low && (!high || paired))
+            return false;
+    }
+    p += 2;
+    return true;
+}
+
 // The "\uXXXX" unit at p (p[0] == '\\', p[1] == 'u'), or -1.
-inline int unicodeEscape(const uchar* p, const uchar* end)
+template <typename Unit>
+inline int unicodeEscape(const Unit* p, const Unit* end)
 {
     if (end - p < 6)
         return -1;
@@ -196,34 +238,71 @@ inline int unicodeEscape(const uchar* p, const uchar* end)
     return unit;
 }
 
-constexpr quint64 Ones = 0x0101010101010101ULL;
-constexpr quint64 Highs = 0x8080808080808080ULL;
+// Advances p over the units of a string that need no attention — neither '"', '\\', a
+// control character (< 0x20) nor (UTF-8) a non-ASCII byte — a 64-bit word at a time, and
+// stops at the word holding the first one.
+inline void skipPlain(const uchar*& p, const uchar* end)
+{
+#if Q_BYTE_ORDER == Q_LITTLE_ENDIAN
+    constexpr quint64 Ones = 0x0101010101010101ULL;
+    constexpr quint64 Highs = 0x8080808080808080ULL;
+    while (end - p >= 8) {
+        quint64 w;
+        std::memcpy(&w, p, 8);
+        const quint64 quote = w ^ (Ones * '"');
+        const quint64 backslash = w ^ (Ones * '\\');
+        const quint64 special = (w | ((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)
+                                 | ((w - Ones * 0x20) & ~w))
+            & Highs;
+        if (special) {
+            p += qCountTrailingZeroBits(special) / 8;
+            return;
+        }
+        p += 8;
+    }
+#else
+    Q_UNUSED(p);
+    Q_UNUSED(end);
+#endif
+}
+
+inline void skipPlain(const char16_t*& p, const char16_t* end)
+{
+#if Q_BYTE_ORDER == Q_LITTLE_ENDIAN
+    // Four units per word; non-ASCII units are plain here. A lane below 0x20 is found by the
+    // borrow of (lane - 0x20) where the lane's top bit was clear, which is exact for the
+    // lowest such lane (the one that matters).
+    constexpr quint64 Ones = 0x0001000100010001ULL;
+    constexpr quint64 Highs = 0x8000800080008000ULL;
+    while (end - p >= 4) {
+        quint64 w;
+        std::memcpy(&w, p, 8);
+        const quint64 quote = w ^ (Ones * '"');
+        const quint64 backslash = w ^ (Ones * '\\');
+        const quint64 special = (((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)
+                                 | ((w - Ones * 0x20) & ~w))
+            & Highs;
+        if (special) {
+            p += qCountTrailingZeroBits(special) / 16;
+            return;
+        }
+        p += 4;
+    }
+#else
+    Q_UNUSED(p);
+    Q_UNUSED(end);
+#endif
+}
 
 // A string after its opening quote; p ends after the closing quote.
-inline bool skipString(const uchar*& p, const uchar* end, Verdict& v)
+template <typename Unit>
+inline bool skipString(const Unit*& p, const Unit* end, Verdict& v)
 {
     for (;;) {
-#if Q_BYTE_ORDER == Q_LITTLE_ENDIAN
-        // Eight bytes at a time while none is special: '"', '\\', a control character
-        // (< 0x20) or a non-ASCII byte.
-        while (end - p >= 8) {
-            quint64 w;
-            std::memcpy(&w, p, 8);
-            const quint64 quote = w ^ (Ones * '"');
-            const quint64 backslash = w ^ (Ones * '\\');
-            const quint64 special = (w | ((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)
-                                     | ((w - Ones * 0x20) & ~w))
-                & Highs;
-            if (special) {
-                p += qCountTrailingZeroBits(special) / 8;
-                break;
-            }
-            p += 8;
-        }
-#endif
+        skipPlain(p, end);
         if (p >= end)
             return false;
-        const uchar c = *p;
+        const Unit c = *p;
         if (c == '"') {
             ++p;
             return true;
@@ -231,7 +310,7 @@ inline bool skipString(const uchar*& p, const uchar* end, Verdict& v)
         if (c == '\\') {
             if (end - p < 2)
                 return false;
-            const uchar e = p[1];
+            const Unit e = p[1];
             if (e == 'u') {
                 const int unit = unicodeEscape(p, end);
                 if (unit < 0)
@@ -255,7 +334,8 @@ inline bool skipString(const uchar*& p, const uchar* end, Verdict& v)
             default:
                 v.strict = false; // Qt takes any other escaped byte as itself
             }
-            p += 2;
+            if (!skipEscape(p, end))
+                return false;
             continue;
         }
         if (c < 0x20) {
@@ -264,23 +344,25 @@ inline bool skipString(const uchar*& p, const uchar* end, Verdict& v)
             continue;
         }
         if (c < 0x80) {
-            ++p; // only reached on big-endian hosts or in the last 7 bytes
+            ++p; // only reached on big-endian hosts or at the end of the text
             continue;
         }
-        if (!skipUtf8Char(p, end))
+        if (!skipNonAscii(p, end))
             return false;
     }
 }
 
-inline bool isDigit(uchar c)
+template <typename Unit>
+inline bool isDigit(Unit c)
 {
     return c >= '0' && c <= '9';
 }
 
 // A number as Qt scans it, judged as Qt judges it.
-inline bool skipNumber(const uchar*& p, const uchar* end, Verdict& v)
+template <typename Unit>
+inline bool skipNumber(const Unit*& p, const Unit* end, Verdict& v)
 {
-    const uchar* start = p;
+    const Unit* start = p;
     bool rfc = true;     // RFC 8259 form so far
     bool exponent = false;
     bool isInt = true;   // Qt's notion: no exponent, fraction all zeros
@@ -289,7 +371,7 @@ inline bool skipNumber(const uchar*& p, const uchar* end, Verdict& v)
     if (p < end && *p == '0') {
         ++p;
     } else {
-        const uchar* digits = p;
+        const Unit* digits = p;
         while (p < end && isDigit(*p))
             ++p;
         if (p == digits)
@@ -297,7 +379,7 @@ inline bool skipNumber(const uchar*& p, const uchar* end, Verdict& v)
     }
     if (p < end && *p == '.') {
         ++p;
-        const uchar* digits = p;
+        const Unit* digits = p;
         while (p < end && isDigit(*p)) {
             isInt = isInt && *p == '0';
             ++p;
@@ -311,7 +393,7 @@ inline bool skipNumber(const uchar*& p, const uchar* end, Verdict& v)
         ++p;
         if (p < end && (*p == '-' || *p == '+'))
             ++p;
-        const uchar* digits = p;
+        const Unit* digits = p;
         while (p < end && isDigit(*p))
             ++p;
         if (p == digits)
@@ -324,7 +406,10 @@ inline bool skipNumber(const uchar*& p, const uchar* end, Verdict& v)
     // An RFC number without exponent and of modest length always converts.
     if (rfc && !exponent && p - start <= 300)
         return true;
-    const QByteArray number = QByteArray::fromRawData(reinterpret_cast<const char*>(start), p - start);
+    // The scanned characters are all ASCII.
+    QByteArray number(p - start, Qt::Uninitialized);
+    for (qsizetype i = 0; i < number.size(); ++i)
+        number[i] = char(start[i]);
     bool ok = false;
     if (isInt) {
         number.toLongLong(&ok);
@@ -335,21 +420,25 @@ inline bool skipNumber(const uchar*& p, const uchar* end, Verdict& v)
     return ok;
 }
 
-inline bool skipLiteral(const uchar*& p, const uchar* end, const char* word, qsizetype size)
+template <typename Unit>
+inline bool skipLiteral(const Unit*& p, const Unit* end, const char* word, qsizetype size)
 {
     // Qt needs one byte more than the word after its first letter; a valid document has
     // at least a closing bracket there anyway.
-    if (end - p < size + 1 || std::memcmp(p, word, size_t(size)) != 0)
+    if (end - p < size + 1)
         return false;
+    for (qsizetype i = 0; i < size; ++i) {
+        if (p[i] != Unit(word[i]))
+            return false;
+    }
     p += size;
     return true;
 }
 
-Verdict validate(const QByteArray& text)
+template <typename Unit>
+Verdict validate(const Unit* p, const Unit* const end)
 {
     Verdict v;
-    const uchar* p = reinterpret_cast<const uchar*>(text.constData());
-    const uchar* const end = p + text.size();
 
     auto skipSpace = [&] {
         if (p < end && isJsonSpace(*p)) {
@@ -441,7 +530,7 @@ Verdict validate(const QByteArray& text)
             }
             if (p >= end)
                 return v;
-            const uchar c = *p++;
+            const Unit c = *p++;
             if (stack[depth - 1]) {
                 if (c == '}') {
                     --depth;
@@ -470,6 +559,18 @@ Verdict validate(const QByteArray& text)
             break; // the next element
         }
     }
+}
+
+Verdict validate(const QByteArray& text)
+{
+    const uchar* p = reinterpret_cast<const uchar*>(text.constData());
+    return validate(p, p + text.size());
+}
+
+Verdict validate(QStringView text)
+{
+    const char16_t* p = text.utf16();
+    return validate(p, p + text.size());
 }
 
 // Read-only walk. Returns whether the path exists; *out receives the value (shared).
@@ -620,10 +721,7 @@ bool setIsAllowed(const QJsonValue& root, const Segments& segments)
 // parsed on first use.
 struct JsonConfig::Source
 {
-    Source(QByteArray utf8, const Verdict& verdict)
-        : text(std::move(utf8)), strict(verdict.strict), compact(verdict.compact)
-    {
-    }
+    Source(QByteArray utf8, bool strict, bool compact) : text(std::move(utf8)), strict(strict), compact(compact) {}
 
     const QJsonValue& root()
     {
@@ -654,8 +752,56 @@ void JsonConfig::dropSource()
 void JsonConfig::assignUtf8(const QByteArray& jsonUtf8, QJsonParseError* error)
 {
     const Verdict verdict = validate(jsonUtf8);
-    if (verdict.result == Verdict::Valid) {
-        m_source = std::make_shared<Source>(jsonUtf8, verdict);
+    assignChecked(jsonUtf8, verdict.result == Verdict::Valid, verdict.strict, verdict.compact, error);
+}
+
+namespace {
+
+// From this many UTF-16 units on, the check gets a thread of its own: ~1 ms of conversion
+// against the tens of microseconds a thread costs to start.
+constexpr qsizetype ParallelCheckUnits = qsizetype(1) << 20;
+
+// Joins a thread on every way out of a scope.
+struct Joiner
+{
+    std::thread& thread;
+    ~Joiner()
+    {
+        if (thread.joinable())
+            thread.join();
+    }
+};
+
+} // namespace
+
+void JsonConfig::assignText(const QString& json, QJsonParseError* error)
+{
+    // Converting and checking are independent (the check reads the UTF-16 text), so a
+    // large document uses two cores for them.
+    Verdict verdict;
+    QByteArray utf8;
+    std::thread checker;
+    if (json.size() >= ParallelCheckUnits) {
+        try {
+            checker = std::thread([&verdict, &json] { verdict = validate(QStringView(json)); });
+        } catch (const std::system_error&) {
+            // No thread to be had: checked below, on this one.
+        }
+    }
+    const bool parallel = checker.joinable();
+    {
+        Joiner joiner{checker};
+        utf8 = json.toUtf8();
+    }
+    if (!parallel)
+        verdict = validate(QStringView(json));
+    assignChecked(utf8, verdict.result == Verdict::Valid, verdict.strict, verdict.compact, error);
+}
+
+void JsonConfig::assignChecked(const QByteArray& jsonUtf8, bool valid, bool strict, bool compact, QJsonParseError* error)
+{
+    if (valid) {
+        m_source = std::make_shared<Source>(jsonUtf8, strict, compact);
         m_root = QJsonValue();
         if (error) {
             error->offset = 0;
@@ -684,7 +830,9 @@ QByteArray JsonConfig::sourceUtf8(bool* strict) const
 
 JsonConfig JsonConfig::fromJson(const QString& jsonStr, QJsonParseError* error)
 {
-    return fromUtf8(jsonStr.toUtf8(), error);
+    JsonConfig config;
+    config.assignText(jsonStr, error);
+    return config;
 }
 
 JsonConfig JsonConfig::fromUtf8(const QByteArray& jsonUtf8, QJsonParseError* error)
@@ -728,7 +876,7 @@ JsonConfig::JsonConfig(const QVariant& variant)
         m_root = containerOrEmpty(variant.toJsonValue());
         return;
     case QMetaType::QString:
-        assignUtf8(variant.toString().toUtf8(), nullptr);
+        assignText(variant.toString(), nullptr);
         return;
     case QMetaType::QByteArray:
         assignUtf8(variant.toByteArray(), nullptr);
@@ -746,7 +894,7 @@ JsonConfig::JsonConfig(const QVariant& variant)
 
 JsonConfig::JsonConfig(const QString& jsonStr)
 {
-    assignUtf8(jsonStr.toUtf8(), nullptr);
+    assignText(jsonStr, nullptr);
 }
 
 JsonConfig::JsonConfig(const char* jsonUtf8)
@@ -839,7 +987,7 @@ bool JsonConfig::remove(const QString& key)
 QJsonParseError JsonConfig::parse(const QString& jsonStr)
 {
     QJsonParseError error;
-    assignUtf8(jsonStr.toUtf8(), &error);
+    assignText(jsonStr, &error);
     return error;
 }
 

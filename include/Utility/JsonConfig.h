@@ -216,6 +216,11 @@ private:
     void dropSource();
     // Replaces the document with parsed UTF-8 text (validator first, Qt for errors).
     void assignUtf8(const QByteArray& jsonUtf8, QJsonParseError* error);
+    // The same for UTF-16 text, as its toUtf8() image; large texts are checked on a
+    // second thread while this one converts.
+    void assignText(const QString& json, QJsonParseError* error);
+    // Keeps valid text as the source; otherwise Qt's parser gives the result and error.
+    void assignChecked(const QByteArray& jsonUtf8, bool valid, bool strict, bool compact, QJsonParseError* error);
 
     QJsonValue m_root;                // the root when m_source is null
     std::shared_ptr<Source> m_source; // shared by copies; never modified once parsed
