@@ -144,8 +144,11 @@ impl<'de> Deserialize<'de> for LenientString {
 }
 
 /// Something read from a JSON object's entries.
-pub(crate) trait FromEntries: Sized {
-    fn from_entries<'de, A: MapAccess<'de>>(a: A) -> Result<Self, A::Error>;
+pub(crate) trait FromEntries: Default {
+    /// Reads the entries into `self` (a default value) in place: a Center document holds tens
+    /// of thousands of messages, and moving each one through serde's nested `Result`s and the
+    /// growing `Vec` cost a fifth of reading it.
+    fn read_entries<'de, A: MapAccess<'de>>(&mut self, a: A) -> Result<(), A::Error>;
 }
 
 /// The objects of an array, read as T; non-object elements are skipped, a non-array reads as
@@ -162,11 +165,7 @@ impl<'de, T: FromEntries> Deserialize<'de> for ObjectsOf<T> {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Vec<T>, A::Error> {
                 let mut out = Vec::with_capacity(a.size_hint().unwrap_or(0).min(4096));
-                while let Some(item) = a.next_element_seed(ObjectOrSkip::<T>(std::marker::PhantomData))? {
-                    if let Some(item) = item {
-                        out.push(item);
-                    }
-                }
+                while a.next_element_seed(ObjectOrSkip(&mut out))?.is_some() {}
                 Ok(out)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Vec<T>, A::Error> {
@@ -196,45 +195,50 @@ impl<'de, T: FromEntries> Deserialize<'de> for ObjectsOf<T> {
     }
 }
 
-/// One array element: Some(T) for an object, None (consumed) for anything else.
-struct ObjectOrSkip<T>(std::marker::PhantomData<T>);
+/// One array element: an object is read into a new last element of the vector, anything else
+/// is consumed and left out.
+struct ObjectOrSkip<'v, T>(&'v mut Vec<T>);
 
-impl<'de, T: FromEntries> DeserializeSeed<'de> for ObjectOrSkip<T> {
-    type Value = Option<T>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+impl<'de, T: FromEntries> DeserializeSeed<'de> for ObjectOrSkip<'_, T> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de, T: FromEntries> Visitor<'de> for ObjectOrSkip<T> {
-    type Value = Option<T>;
+impl<'de, T: FromEntries> Visitor<'de> for ObjectOrSkip<'_, T> {
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Option<T>, A::Error> {
-        T::from_entries(a).map(Some)
+    fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<(), A::Error> {
+        self.0.push(T::default());
+        match self.0.last_mut() {
+            Some(item) => item.read_entries(a),
+            None => Ok(()), // just pushed: not reached
+        }
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Option<T>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
         while a.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(None)
+        Ok(())
     }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Option<T>, E> {
-        Ok(None)
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<T>, E> {
-        Ok(None)
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<T>, E> {
-        Ok(None)
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<T>, E> {
-        Ok(None)
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<T>, E> {
-        Ok(None)
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
-        Ok(None)
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
     }
 }
 
@@ -261,26 +265,25 @@ impl<'de> Visitor<'de> for KeyIn {
 // ---- reading: the documents -----------------------------------------------------------------
 
 impl FromEntries for Image {
-    fn from_entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
-        let mut image = Image::default();
+    fn read_entries<'de, A: MapAccess<'de>>(&mut self, mut a: A) -> Result<(), A::Error> {
         while let Some(key) = a.next_key_seed(KeyIn(&["url", "detail"]))? {
             match key {
-                Some(0) => image.url = a.next_value::<LenientString>()?.0,
-                Some(1) => image.detail = a.next_value::<LenientString>()?.0,
+                Some(0) => self.url = a.next_value::<LenientString>()?.0,
+                Some(1) => self.detail = a.next_value::<LenientString>()?.0,
                 _ => {
                     a.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        Ok(image)
+        Ok(())
     }
 }
 
 impl FromEntries for Message {
     /// As `Message::from_json`.
-    fn from_entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
+    fn read_entries<'de, A: MapAccess<'de>>(&mut self, mut a: A) -> Result<(), A::Error> {
         const KEYS: &[&str] = &["role", "content", "name", "toolCallId", "toolCalls", "reasoning", "images"];
-        let mut m = Message::default();
+        let m = self;
         let mut role = None;
         while let Some(key) = a.next_key_seed(KeyIn(KEYS))? {
             match key {
@@ -297,29 +300,29 @@ impl FromEntries for Message {
             }
         }
         m.role = role.unwrap_or(Role::User);
-        Ok(m)
+        Ok(())
     }
 }
 
 /// A saved dialog: its messages read into structs, every other entry kept as JSON for
 /// `Dialog::apply_json`.
+#[derive(Default)]
 pub(crate) struct DialogDoc {
     pub messages: Vec<Message>,
     pub rest: Map<String, Value>,
 }
 
 impl FromEntries for DialogDoc {
-    fn from_entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Self, A::Error> {
-        let mut doc = DialogDoc { messages: Vec::new(), rest: Map::new() };
+    fn read_entries<'de, A: MapAccess<'de>>(&mut self, mut a: A) -> Result<(), A::Error> {
         while let Some(key) = a.next_key::<String>()? {
             if key == "messages" {
-                doc.messages = a.next_value::<ObjectsOf<Message>>()?.0;
+                self.messages = a.next_value::<ObjectsOf<Message>>()?.0;
             } else {
                 let value = a.next_value::<Value>()?;
-                doc.rest.insert(key, value);
+                self.rest.insert(key, value);
             }
         }
-        Ok(doc)
+        Ok(())
     }
 }
 
