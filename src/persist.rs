@@ -100,46 +100,55 @@ pub(crate) struct LenientString(pub String);
 
 impl<'de> Deserialize<'de> for LenientString {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = String;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
-                Ok(v.to_owned())
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
-                Ok(v)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_none<E: de::Error>(self) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<String, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(String::new())
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<String, A::Error> {
-                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(String::new())
-            }
-        }
-        d.deserialize_any(V).map(LenientString)
+        d.deserialize_any(Lenient(str::to_owned)).map(LenientString)
+    }
+}
+
+/// Consumes whatever value comes: a string is handed to the function (borrowed from the input
+/// when it has no escapes, so a role name costs no allocation), anything else reads as
+/// `T::default()`.
+struct Lenient<F>(F);
+
+impl<'de, T: Default, F: FnOnce(&str) -> T> DeserializeSeed<'de> for Lenient<F> {
+    type Value = T;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, T: Default, F: FnOnce(&str) -> T> Visitor<'de> for Lenient<F> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        Ok((self.0)(v))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<T, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<T, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(T::default())
     }
 }
 
@@ -287,7 +296,7 @@ impl FromEntries for Message {
         let mut role = None;
         while let Some(key) = a.next_key_seed(KeyIn(KEYS))? {
             match key {
-                Some(0) => role = Role::from_name(&a.next_value::<LenientString>()?.0),
+                Some(0) => role = a.next_value_seed(Lenient(Role::from_name))?,
                 Some(1) => m.content = a.next_value::<LenientString>()?.0,
                 Some(2) => m.name = a.next_value::<LenientString>()?.0,
                 Some(3) => m.tool_call_id = a.next_value::<LenientString>()?.0,
