@@ -9,6 +9,8 @@
 //   qt     the Qt-native way: QNetworkAccessManager, SSE decoded on readyRead, every chunk
 //          parsed with QJsonDocument, one Qt signal per delta. Time = request sent → finished.
 //   cabi   the bare C ABI: a callback counting StreamDelta events on the library thread.
+//   raw, rawpost  (--latency only) the floors: a blocking socket reader with no HTTP client
+//          and no JSON; rawpost hands each delta to the main thread's event loop.
 //
 // With --latency every delta's content is the server's send time in ns (the $paced
 // directive's stamp_content), and the per-delta latency server write → signal (cabi: →
@@ -32,8 +34,15 @@
 #include <QtNetwork/QNetworkReply>
 #include <QtNetwork/QNetworkRequest>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <thread>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -313,6 +322,70 @@ Result runCabi(int port, bool latency)
     return r;
 }
 
+// ---- the floors: no HTTP client, no JSON, no library -------------------------------------------
+// A blocking socket reader that only finds each chunk's send time: `raw` notes it on the
+// reading thread (one thread hand-off: server → reader), `rawpost` posts it to the main
+// thread's event loop and notes it there (two hand-offs, as any design that reads the
+// network off the GUI thread has). Latency only; they show what this machine allows.
+Result runRaw(int port, bool post)
+{
+    Result r;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(quint16(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+        r.failure = QStringLiteral("cannot connect");
+        if (fd >= 0)
+            ::close(fd);
+        return r;
+    }
+    const std::string body = R"({"model":"bench-model","stream":true,"messages":[{"role":"user","content":"x"}]})";
+    const std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+    ::send(fd, request.data(), request.size(), 0);
+    std::thread reader([&] {
+        const std::string key = "\"content\":\"";
+        std::string pending;
+        char buffer[65536];
+        for (;;) {
+            const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+            if (n <= 0)
+                break;
+            const long long received = bench::wallNs();
+            pending.append(buffer, size_t(n));
+            size_t at = 0;
+            for (;;) {
+                const size_t start = pending.find(key, at);
+                const size_t end = start == std::string::npos ? start : pending.find('"', start + key.size());
+                if (end == std::string::npos)
+                    break;
+                const long long sent = std::atoll(pending.c_str() + start + key.size());
+                at = end;
+                if (sent <= 0)
+                    continue;
+                if (post)
+                    QMetaObject::invokeMethod(qApp, [&r, sent] { r.latencies.push_back(bench::wallNs() - sent); ++r.deltas; },
+                                              Qt::QueuedConnection);
+                else {
+                    r.latencies.push_back(received - sent);
+                    ++r.deltas;
+                }
+            }
+            const bool done = pending.find("[DONE]") != std::string::npos;
+            pending.erase(0, at);
+            if (done)
+                break;
+        }
+        QMetaObject::invokeMethod(qApp, [] { QCoreApplication::quit(); }, Qt::QueuedConnection);
+    });
+    QCoreApplication::exec();
+    reader.join();
+    ::close(fd);
+    return r;
+}
+
 long long percentile(std::vector<long long> v, double p)
 {
     if (v.empty())
@@ -329,7 +402,7 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addOption({QStringLiteral("port"), QStringLiteral("server port"), QStringLiteral("port")});
-    parser.addOption({QStringLiteral("impl"), QStringLiteral("ours|qt|cabi"), QStringLiteral("impl")});
+    parser.addOption({QStringLiteral("impl"), QStringLiteral("ours|qt|cabi|raw|rawpost"), QStringLiteral("impl")});
     parser.addOption({QStringLiteral("case"), QStringLiteral("case name"), QStringLiteral("case")});
     parser.addOption({QStringLiteral("latency"), QStringLiteral("deltas carry send times")});
     parser.process(app);
@@ -341,6 +414,8 @@ int main(int argc, char** argv)
         r = runOurs(port, latency);
     else if (impl == QLatin1String("qt"))
         r = runQt(port, latency);
+    else if (impl == QLatin1String("raw") || impl == QLatin1String("rawpost"))
+        r = runRaw(port, impl == QLatin1String("rawpost"));
     else
         r = runCabi(port, latency);
     std::string extra = "\"deltas\":" + std::to_string(r.deltas) + ",\"chars\":" + std::to_string(r.chars)

@@ -81,7 +81,7 @@ def main():
             stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
         if "latency" in groups:
             stream_cases += [("latency_paced_1000", [{"$paced": {"count": 2000 // scale, "delta": "", "per_second": 1000, "stamp_content": True}}],
-                              ["ours", "qt", "cabi", "python"])]
+                              ["ours", "qt", "cabi", "raw", "rawpost", "python"])]
         for case, events, impls in stream_cases:
             server.script(events)
             print(f"{case}:", file=sys.stderr, flush=True)
@@ -190,6 +190,12 @@ def print_table(samples, runs):
             c99 = med(samples, case, "cabi", "p99_ns")[0]
             row("… server write → bare C ABI callback on the library thread (first hand-off only): p50 / p99",
                 f"{c / 1e3:.0f} / {c99 / 1e3:.0f} µs", "—", "—", "(information)", None)
+        for impl, what in (("raw", "one hand-off: blocking socket reader, no HTTP client, no JSON"),
+                           ("rawpost", "two hand-offs: the same reader posting each delta to the main thread")):
+            f = med(samples, case, impl, "p50_ns")[0]
+            if f:
+                f99 = med(samples, case, impl, "p99_ns")[0]
+                row(f"… floor, {what}: p50 / p99", f"{f / 1e3:.0f} / {f99 / 1e3:.0f} µs", "—", "—", "(information)", None)
 
     def pair(case, name, target, check, per=None):
         o, n, _ = med(samples, case, "ours")
