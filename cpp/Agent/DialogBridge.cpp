@@ -30,6 +30,13 @@ namespace {
 
 void drain(const GuardPtr& guard);
 
+// Whether an event for `dialog` is delivered at once rather than queued: on the dialog's
+// thread with nothing waiting, as with no queue at all. Called with the guard's mutex held.
+bool deliversAtOnce(const DialogGuard& guard, const Dialog* dialog)
+{
+    return !guard.posted && guard.queue.isEmpty() && QThread::currentThread() == dialog->thread();
+}
+
 // Posts the drain unless one is queued or running. Called with the guard's mutex held and
 // the dialog alive.
 void schedule(const GuardPtr& guard, Dialog* dialog)
@@ -119,7 +126,7 @@ bool dispatch(const GuardPtr& guard, std::function<void(Dialog*)> task)
     Dialog* dialog = guard->dialog;
     if (!dialog)
         return false;
-    if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
+    if (deliversAtOnce(*guard, dialog)) {
         // On the dialog's thread with nothing queued: deliver now. Only this thread may
         // destroy the dialog, so it stays valid without the lock (which must not be held
         // while user slots run: they may append messages themselves).
@@ -162,7 +169,7 @@ void dispatchText(const GuardPtr& guard, DeliveryQueue::Kind kind, ViStr text)
     Dialog* dialog = guard->dialog;
     if (!dialog)
         return;
-    if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
+    if (deliversAtOnce(*guard, dialog)) {
         lock.unlock();
         emitText(dialog, kind, toQString(text));
         return;
@@ -243,7 +250,7 @@ void onEvents(void* userData, const ViEvent* events, size_t count)
         Dialog* dialog = guard->dialog;
         if (!dialog)
             return;
-        if (!guard->posted && guard->queue.isEmpty() && QThread::currentThread() == dialog->thread()) {
+        if (deliversAtOnce(*guard, dialog)) {
             // On the dialog's thread with nothing waiting (a direct edit): one at a time, as
             // with no queue, since a slot may queue more or delete the dialog in between.
             lock.unlock();

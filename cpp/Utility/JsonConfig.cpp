@@ -239,54 +239,32 @@ inline int unicodeEscape(const Unit* p, const Unit* end)
 }
 
 // Advances p over the units of a string that need no attention — neither '"', '\\', a
-// control character (< 0x20) nor (UTF-8) a non-ASCII byte — a 64-bit word at a time, and
-// stops at the word holding the first one.
-inline void skipPlain(const uchar*& p, const uchar* end)
+// control character (< 0x20) nor (UTF-8 only) a non-ASCII byte — a 64-bit word (8 bytes or
+// 4 UTF-16 units) at a time, and stops at the word holding the first one. A lane below 0x20
+// shows as the borrow of (lane - 0x20) where the lane's top bit was clear: exact for the
+// lowest such lane, the one that matters.
+template <typename Unit>
+inline void skipPlain(const Unit*& p, const Unit* end)
 {
 #if Q_BYTE_ORDER == Q_LITTLE_ENDIAN
-    constexpr quint64 Ones = 0x0101010101010101ULL;
-    constexpr quint64 Highs = 0x8080808080808080ULL;
-    while (end - p >= 8) {
+    constexpr int Bits = 8 * sizeof(Unit);
+    constexpr qsizetype Lanes = 8 / sizeof(Unit);
+    constexpr quint64 Ones = sizeof(Unit) == 1 ? 0x0101010101010101ULL : 0x0001000100010001ULL;
+    constexpr quint64 Highs = Ones << (Bits - 1);
+    while (end - p >= Lanes) {
         quint64 w;
         std::memcpy(&w, p, 8);
         const quint64 quote = w ^ (Ones * '"');
         const quint64 backslash = w ^ (Ones * '\\');
-        const quint64 special = (w | ((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)
+        const quint64 nonAscii = sizeof(Unit) == 1 ? w : 0; // UTF-16 needs no check (see above)
+        const quint64 special = (nonAscii | ((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)
                                  | ((w - Ones * 0x20) & ~w))
             & Highs;
         if (special) {
-            p += qCountTrailingZeroBits(special) / 8;
+            p += qCountTrailingZeroBits(special) / Bits;
             return;
         }
-        p += 8;
-    }
-#else
-    Q_UNUSED(p);
-    Q_UNUSED(end);
-#endif
-}
-
-inline void skipPlain(const char16_t*& p, const char16_t* end)
-{
-#if Q_BYTE_ORDER == Q_LITTLE_ENDIAN
-    // Four units per word; non-ASCII units are plain here. A lane below 0x20 is found by the
-    // borrow of (lane - 0x20) where the lane's top bit was clear, which is exact for the
-    // lowest such lane (the one that matters).
-    constexpr quint64 Ones = 0x0001000100010001ULL;
-    constexpr quint64 Highs = 0x8000800080008000ULL;
-    while (end - p >= 4) {
-        quint64 w;
-        std::memcpy(&w, p, 8);
-        const quint64 quote = w ^ (Ones * '"');
-        const quint64 backslash = w ^ (Ones * '\\');
-        const quint64 special = (((quote - Ones) & ~quote) | ((backslash - Ones) & ~backslash)
-                                 | ((w - Ones * 0x20) & ~w))
-            & Highs;
-        if (special) {
-            p += qCountTrailingZeroBits(special) / 16;
-            return;
-        }
-        p += 4;
+        p += Lanes;
     }
 #else
     Q_UNUSED(p);
