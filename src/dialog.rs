@@ -15,6 +15,7 @@ use crate::{
     model::capability,
     prompt::Prompt,
     skill::Skill,
+    text::Text,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -116,7 +117,8 @@ impl State {
     /// Appends what was streamed (when anything was) and ends the stream. The reasoning buffer
     /// keeps its text until the next begin (SPEC §F).
     pub fn end_assistant_message(&mut self, events: &mut Vec<Event>) {
-        let content = std::mem::take(&mut self.streaming_content);
+        // One shared text for the message and the event: a long answer is held once.
+        let content = Text::from(std::mem::take(&mut self.streaming_content));
         if !content.is_empty() || !self.reasoning_content.is_empty() {
             let message = Message {
                 role: Role::Assistant,
@@ -662,7 +664,7 @@ mod tests {
         r.0.lock().unwrap().clear();
         d.begin_assistant_message();
         d.end_assistant_message();
-        assert_eq!(*r.0.lock().unwrap(), vec![Event::StreamBegan, Event::StreamEnded(String::new())]);
+        assert_eq!(*r.0.lock().unwrap(), vec![Event::StreamBegan, Event::StreamEnded(Text::default())]);
         assert_eq!(d.message_count(), 1);
     }
 
@@ -685,7 +687,7 @@ mod tests {
     #[test]
     fn messages_since_gives_only_the_appended_messages_after_appends() {
         let d = Dialog::new(&Center::new());
-        let contents = |v: &[Message]| v.iter().map(|m| m.content.clone()).collect::<Vec<_>>();
+        let contents = |v: &[Message]| v.iter().map(|m| String::from(m.content.clone())).collect::<Vec<_>>();
         d.append_message(Message::new(Role::User, "a"));
         d.append_message(Message::new(Role::Assistant, "b"));
         let (all, first, rev) = d.messages_since(0, 0);

@@ -1,5 +1,6 @@
 //! What a dialog tells its host: one event per Qt signal of the native `Dialog`.
 
+use crate::text::Text;
 use std::any::Any;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -8,7 +9,8 @@ pub enum Event {
     StreamBegan,
     StreamDelta(String),
     StreamReasoning(String),
-    StreamEnded(String),
+    /// The round's full content, shared with the message appended for it.
+    StreamEnded(Text),
     RunFailed(String),
     ModelFallback { from: String, to: String, reason: String },
     McpFailed { server: String, message: String },

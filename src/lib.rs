@@ -18,6 +18,7 @@ pub mod provider;
 pub mod run;
 pub mod skill;
 pub mod sse;
+pub mod text;
 
 pub mod ffi;
 
@@ -32,3 +33,4 @@ pub use model::Model;
 pub use prompt::Prompt;
 pub use provider::Provider;
 pub use skill::Skill;
+pub use text::Text;

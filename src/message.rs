@@ -2,6 +2,7 @@
 //! element of the request's `messages` array.
 
 use crate::json;
+use crate::text::Text;
 use serde_json::{Map, Value};
 
 /// The role a message plays. `Prompt` is local only: on the wire it is `user`.
@@ -70,7 +71,8 @@ pub struct Image {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Message {
     pub role: Role,
-    pub content: String,
+    /// Shared, not copied, by the history, events and snapshots (`Text`).
+    pub content: Text,
     pub name: String,
     pub tool_call_id: String,
     /// Raw JSON array text, kept verbatim and re-sent as-is (seeds/Message.md).
@@ -81,7 +83,7 @@ pub struct Message {
 }
 
 impl Message {
-    pub fn new(role: Role, content: impl Into<String>) -> Self {
+    pub fn new(role: Role, content: impl Into<Text>) -> Self {
         Message { role, content: content.into(), ..Default::default() }
     }
 
@@ -105,7 +107,7 @@ impl Message {
     pub fn from_json(&mut self, o: &Map<String, Value>) -> bool {
         let role = o.get("role").and_then(Value::as_str).and_then(Role::from_name);
         self.role = role.unwrap_or(Role::User);
-        self.content = json::string(o, "content");
+        self.content = json::string(o, "content").into();
         self.name = json::string(o, "name");
         self.tool_call_id = json::string(o, "toolCallId");
         self.tool_calls = json::string(o, "toolCalls");

@@ -11,6 +11,7 @@
 //!   `Map` and goes through the existing `from_json` code.
 
 use crate::message::{Image, Message, Role};
+use crate::text::Text;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
@@ -297,7 +298,7 @@ impl FromEntries for Message {
         while let Some(key) = a.next_key_seed(KeyIn(KEYS))? {
             match key {
                 Some(0) => role = a.next_value_seed(Lenient(Role::from_name))?,
-                Some(1) => m.content = a.next_value::<LenientString>()?.0,
+                Some(1) => m.content = a.next_value_seed(Lenient(|s: &str| Text::from(s)))?,
                 Some(2) => m.name = a.next_value::<LenientString>()?.0,
                 Some(3) => m.tool_call_id = a.next_value::<LenientString>()?.0,
                 Some(4) => m.tool_calls = a.next_value::<LenientString>()?.0,

@@ -77,7 +77,7 @@ impl Prompt {
             }
         }
         out.push_str(&self.content[copied..]);
-        Message { role: Role::Prompt, content: out, name: self.name.clone(), ..Message::default() }
+        Message { role: Role::Prompt, content: out.into(), name: self.name.clone(), ..Message::default() }
     }
 
     pub fn is_valid(&self) -> bool {

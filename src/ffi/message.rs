@@ -56,7 +56,7 @@ pub unsafe extern "C" fn vi_message_role(message: *const ViMessage) -> u32 {
 /// Sets the content.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_message_set_content(message: *mut ViMessage, data: *const c_char, len: usize) -> ViStatus {
-    unsafe { access::set_str("vi_message_set_content", message, data, len, |m, v| m.content = v.to_owned()) }
+    unsafe { access::set_str("vi_message_set_content", message, data, len, |m, v| m.content = v.into()) }
 }
 
 /// The content; the view lives until the message is next changed or freed.

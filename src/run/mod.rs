@@ -18,6 +18,7 @@ use crate::{
     message::{Message, Role},
     model::Model,
     provider::Provider,
+    text::Text,
 };
 use chunk::{Parsed, ToolCall, ToolCallAccumulator};
 use failure::{Failure, Kind};
@@ -191,13 +192,13 @@ impl Run {
                 self.with(|s, events| {
                     s.run = None;
                     s.streaming = false;
-                    events.push(Event::StreamEnded(std::mem::take(&mut s.streaming_content)));
+                    events.push(Event::StreamEnded(std::mem::take(&mut s.streaming_content).into()));
                     events.push(Event::RunFailed("Too many tool call rounds.".to_owned()));
                 });
                 return;
             }
             let appended = self.with(|s, events| {
-                let content = std::mem::take(&mut s.streaming_content);
+                let content = Text::from(std::mem::take(&mut s.streaming_content));
                 let message = Message {
                     role: Role::Assistant,
                     content: content.clone(),
@@ -216,7 +217,7 @@ impl Run {
                 let content = self.tool_result(call).await;
                 let message = Message {
                     role: Role::Tool,
-                    content,
+                    content: content.into(),
                     name: call.name.clone(),
                     tool_call_id: call.id.clone(),
                     ..Message::default()
