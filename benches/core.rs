@@ -29,7 +29,7 @@ fn main() {
     let messages: Vec<Message> = (0..10_000)
         .map(|i| Message {
             role: if i % 2 == 1 { Role::Assistant } else { Role::User },
-            content: text300(i),
+            content: text300(i).into(),
             ..Message::default()
         })
         .collect();

@@ -467,3 +467,31 @@ fn skills_and_images_reach_the_request() {
         json!([{"type": "text", "text": "what is this?"}, {"type": "image_url", "image_url": {"url": "https://example.invalid/cat.png", "detail": "low"}}])
     );
 }
+
+#[test]
+fn a_plain_http_model_follows_http_redirects_and_refuses_one_to_https() {
+    // Plain-http models use a client without certificate roots (no store to load), so it must
+    // never speak TLS: a redirect to https fails the attempt with the reason instead.
+    let srv = chat_server(vec![]);
+    let moved = format!("{}/moved/chat/completions", srv.base_url());
+    let https = moved.replacen("http://", "https://", 1);
+    srv.set_script(vi_scripted_server::script(vec![
+        Step::sse(vec![]).status(307).header("Location", &moved),
+        Step::sse(vec![chat_chunk_content("moved"), done()]),
+        Step::sse(vec![]).status(307).header("Location", &https),
+    ]))
+    .unwrap();
+    let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    d.append_message(user("hi"));
+    d.run();
+    wait_idle(&d);
+    assert_eq!(d.last_message().content, "moved");
+    assert_eq!(srv.requests()[1].path, "/v1/moved/chat/completions");
+    rec.take();
+    d.run();
+    wait_idle(&d);
+    match rec.take().pop() {
+        Some(Event::RunFailed(message)) => assert!(message.contains("use the https url"), "{message}"),
+        other => panic!("expected RunFailed, got {other:?}"),
+    }
+}
