@@ -44,14 +44,17 @@ pub struct Body {
 fn client(url: &reqwest::Url) -> &'static reqwest::Client {
     static TLS: OnceLock<reqwest::Client> = OnceLock::new();
     static PLAIN: OnceLock<reqwest::Client> = OnceLock::new();
-    // reqwest is built without a bundled crypto provider; `Err` means the host already
-    // installed one, which serves as well.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let builder = || reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(90));
+    let builder = || {
+        // reqwest is built without a bundled crypto provider; `Err` means the host already
+        // installed one, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(90))
+    };
     if url.scheme() == "https" {
         return TLS.get_or_init(|| builder().build().unwrap_or_else(|_| reqwest::Client::new()));
     }
     PLAIN.get_or_init(|| {
+        let builder = builder(); // first: installs the crypto provider the config below needs
         // It trusts no certificate, so it must never speak TLS: a redirect to https is refused
         // (with the reason in the failure) instead of being followed.
         let no_roots = rustls::ClientConfig::builder()
@@ -66,7 +69,7 @@ fn client(url: &reqwest::Url) -> &'static reqwest::Client {
                 attempt.follow()
             }
         });
-        builder()
+        builder
             .tls_backend_preconfigured(no_roots)
             .redirect(redirects)
             .build()
