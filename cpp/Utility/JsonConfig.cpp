@@ -971,17 +971,6 @@ QJsonParseError JsonConfig::parse(const QString& jsonStr)
 
 namespace {
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 // Qt writes a lone UTF-16 surrogate (a QString may hold one) as a backslash-u escape of
 // the surrogate (U+D800..U+DFFF), and every valid pair as raw UTF-8; strict parsers
 // (serde_json on the Rust side) reject such escapes. Rewrites each of them as the escape of
@@ -997,9 +986,9 @@ void replaceSurrogateEscapes(QByteArray& json)
         if (data[i] != '\\')
             continue;
         if (data[i + 1] == 'u' && i + 5 < size) {
-            const int h0 = hexValue(data[i + 2]);
-            const int h1 = hexValue(data[i + 3]);
-            if (h0 == 0xd && h1 >= 0x8 && hexValue(data[i + 4]) >= 0 && hexValue(data[i + 5]) >= 0)
+            const int h0 = hexDigit(data[i + 2]);
+            const int h1 = hexDigit(data[i + 3]);
+            if (h0 == 0xd && h1 >= 0x8 && hexDigit(data[i + 4]) >= 0 && hexDigit(data[i + 5]) >= 0)
                 std::memcpy(data + i + 2, "fffd", 4);
             i += 5;
         } else {
