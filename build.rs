@@ -1,6 +1,9 @@
 //! Generates the C header with cbindgen into OUT_DIR (a test compares it with the committed
 //! `include/visindigo_agent.h`; `VI_UPDATE_HEADER=1 cargo build` refreshes the committed one)
 //! and gives the shared library its SONAME.
+//!
+//! cbindgen reads `src/ffi/` and nothing else: the core's items can never leak
+//! into the C header, whatever they are named.
 
 use std::path::PathBuf;
 
@@ -17,11 +20,12 @@ fn main() {
         "\n#define VI_VERSION \"{version}\"\n#define VI_VERSION_MAJOR {major}\n#define VI_VERSION_MINOR {minor}\n#define VI_VERSION_PATCH {patch}\n"
     ));
     let generated = out_dir.join("visindigo_agent.h");
+    // From src/ffi/mod.rs cbindgen follows the `mod` items of the C ABI, and only those.
     cbindgen::Builder::new()
-        .with_crate(&crate_dir)
         .with_config(config)
+        .with_src(crate_dir.join("src/ffi/mod.rs"))
         .generate()
-        .expect("cbindgen could not read the crate")
+        .expect("cbindgen could not read src/ffi")
         .write_to_file(&generated);
     if std::env::var_os("VI_UPDATE_HEADER").is_some() {
         std::fs::copy(&generated, crate_dir.join("include/visindigo_agent.h")).expect("include/ is writable");

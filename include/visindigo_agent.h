@@ -13,11 +13,6 @@
 #define VI_VERSION_PATCH 0
 
 
-// Largest JSON document read from a plain (non-streamed) answer.
-#define BODY_LIMIT ((64 * 1024) * 1024)
-
-#define MAX_LEN 64
-
 // Transport: a child process speaking JSON-RPC on stdin/stdout.
 #define VI_TRANSPORT_STDIO 0
 
@@ -178,10 +173,14 @@ typedef struct ViEvent {
 // Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
 // events of one change — one edit, or every chunk of one network read during a run — so a
 // host can take its lock and wake its thread once per batch. The array and its views live only
-// during the call. Fires on the thread that caused the events: the caller's thread for direct
-// edits (`vi_dialog_append_message`, …) and for early run failures, a library thread during a
-// run. Never called with a library lock held, so it may call back into the dialog; it must not
-// throw or unwind, and must not block for long (the library thread serves every dialog).
+// during the call. Batches arrive in the order the changes happened, one at a time. Fires on
+// the thread that caused the events — the caller's thread for direct edits
+// (`vi_dialog_append_message`, …) and for early run failures, a library thread during a run —
+// unless another thread is delivering this dialog's events at that moment: then that thread
+// delivers them, after the ones before them (so does a callback that edits the dialog: its
+// edit's events follow once it returns). Never called with a library lock held, so it may call
+// back into the dialog; it must not throw or unwind, and must not block for long (the library
+// thread serves every dialog).
 typedef void (*ViEventCallback)(void *user_data, const struct ViEvent *events, size_t count);
 
 // Releases an event callback's `user_data` once no call through it can happen any more (the

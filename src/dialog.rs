@@ -1,13 +1,20 @@
 //! One conversation (SPEC §D): its messages, its own skills, MCP servers, prompts and
-//! functions, the streaming buffers, and the run that talks to the model (`crate::run`).
+//! functions, the streaming buffers, and the state of its run.
 //!
 //! Shared by handle: clones of a `Dialog` are the same conversation. Every change happens under
-//! one lock; events are emitted after the lock is released, so a sink may call back in.
+//! one lock and queues its events in the outbox under that lock, so events reach the sink in
+//! the order the changes happened, whichever threads made them; they are delivered after the
+//! lock is released, so a sink may call back in. The dialog's state is private to this module:
+//! the run loop (`crate::run`) changes it only through the transitions of `transitions.rs`.
+
+mod transitions;
+
+pub(crate) use transitions::{ALREADY_RUNNING, Piece, RunEnd, RunTicket};
 
 use crate::{
     center::{Center, WeakCenter},
     event::{Event, EventSink},
-    function::Function,
+    function::{Function, HostToken},
     id::new_id,
     json,
     mcp::Mcp,
@@ -18,9 +25,10 @@ use crate::{
     text::Text,
 };
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use tokio_util::sync::CancellationToken;
 
 #[derive(Clone)]
 pub struct Dialog {
@@ -39,36 +47,59 @@ impl WeakDialog {
 
 struct Shared {
     state: Mutex<State>,
-    sink: RwLock<Option<Arc<dyn EventSink>>>,
+    sink: RwLock<Option<Sink>>,
+    /// Events produced under `state`'s lock and not yet delivered, oldest first.
+    outbox: Mutex<Outbox>,
     /// Mirrors `State::revision` so that hosts can check for changes without the lock.
     revision: AtomicU64,
     center: WeakCenter,
 }
 
-/// Everything behind the dialog's lock. `pub(crate)` for the run loop.
-pub(crate) struct State {
-    pub id: String,
-    pub branch_from_id: String,
-    pub provider_id: String,
-    pub model_id: String,
-    pub requirement: u32,
-    pub messages: Vec<Message>,
-    pub skills: Vec<Skill>,
-    pub mcps: Vec<Mcp>,
-    pub prompts: Vec<Prompt>,
-    pub functions: Vec<Arc<dyn Function>>,
+/// The host's receiver and the token it asked the dialog to carry (handed to the functions a
+/// run calls, so a host can route a call to the dialog's thread).
+#[derive(Clone)]
+struct Sink {
+    receiver: Arc<dyn EventSink>,
+    context: HostToken,
+}
+
+#[derive(Default)]
+struct Outbox {
+    batches: VecDeque<Vec<Event>>,
+    /// A thread is delivering batches now; others leave theirs to it, keeping the order.
+    delivering: bool,
+}
+
+/// The run in progress on a dialog: which run it is, and how to stop it.
+struct ActiveRun {
+    generation: u64,
+    cancel: CancellationToken,
+}
+
+/// Everything behind the dialog's lock.
+struct State {
+    id: String,
+    branch_from_id: String,
+    provider_id: String,
+    model_id: String,
+    requirement: u32,
+    messages: Vec<Message>,
+    skills: Vec<Skill>,
+    mcps: Vec<Mcp>,
+    prompts: Vec<Prompt>,
+    functions: Vec<Arc<dyn Function>>,
     /// Between `beginAssistantMessage` and `endAssistantMessage`.
-    pub streaming: bool,
-    pub streaming_content: String,
-    pub reasoning_content: String,
+    streaming: bool,
+    streaming_content: String,
+    reasoning_content: String,
     /// The run in progress, if any.
-    pub run: Option<crate::run::ActiveRun>,
-    pub last_usage: Option<Value>,
+    run: Option<ActiveRun>,
+    last_usage: Option<Value>,
     /// Bumped on every change of `messages`.
-    pub revision: u64,
+    revision: u64,
     /// The revision of the last change of `messages` that was not an append: a snapshot
     /// taken at a revision ≥ this one is still a prefix of `messages`.
-    pub base_revision: u64,
+    base_revision: u64,
 }
 
 impl State {
@@ -101,35 +132,41 @@ impl State {
     }
 
     /// Appends a message and says so.
-    pub fn push_message(&mut self, message: Message, events: &mut Vec<Event>) {
+    fn push_message(&mut self, message: Message, events: &mut Vec<Event>) {
         self.messages.push(message);
         self.revision += 1;
         events.push(Event::MessageAppended(self.messages.len() - 1));
     }
 
-    pub fn begin_assistant_message(&mut self, events: &mut Vec<Event>) {
+    fn begin_assistant_message(&mut self, events: &mut Vec<Event>) {
         self.streaming_content.clear();
         self.reasoning_content.clear();
         self.streaming = true;
         events.push(Event::StreamBegan);
     }
 
-    /// Appends what was streamed (when anything was) and ends the stream. The reasoning buffer
-    /// keeps its text until the next begin (SPEC §F).
-    pub fn end_assistant_message(&mut self, events: &mut Vec<Event>) {
+    /// Appends what was streamed (when anything was, with `tool_calls` if given) and ends the
+    /// stream. The reasoning buffer keeps its text until the next begin (SPEC §F).
+    fn end_assistant_message(&mut self, tool_calls: String, events: &mut Vec<Event>) {
         // One shared text for the message and the event: a long answer is held once.
         let content = Text::from(std::mem::take(&mut self.streaming_content));
-        if !content.is_empty() || !self.reasoning_content.is_empty() {
+        if !content.is_empty() || !self.reasoning_content.is_empty() || !tool_calls.is_empty() {
             let message = Message {
                 role: Role::Assistant,
                 content: content.clone(),
                 reasoning: self.reasoning_content.clone(),
+                tool_calls,
                 ..Message::default()
             };
             self.push_message(message, events);
         }
         self.streaming = false;
         events.push(Event::StreamEnded(content));
+    }
+
+    /// Whether `generation` is the run in progress.
+    fn runs(&self, generation: u64) -> bool {
+        self.run.as_ref().is_some_and(|r| r.generation == generation)
     }
 
     fn copy_from(&mut self, source: &State) {
@@ -162,6 +199,7 @@ impl Dialog {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::new()),
                 sink: RwLock::new(None),
+                outbox: Mutex::new(Outbox::default()),
                 revision: AtomicU64::new(0),
                 center: center.downgrade(),
             }),
@@ -181,42 +219,93 @@ impl Dialog {
         Arc::ptr_eq(&self.shared, &other.shared)
     }
 
-    /// Replaces the event sink; the previous one is dropped once no event is being delivered
-    /// through it.
-    pub fn set_sink(&self, sink: Option<Arc<dyn EventSink>>) {
+    /// Replaces the event sink and the token the dialog carries for its host; the previous
+    /// sink is dropped once no event is being delivered through it.
+    pub fn set_sink(&self, sink: Option<Arc<dyn EventSink>>, context: HostToken) {
+        let sink = sink.map(|receiver| Sink { receiver, context });
         *self.shared.sink.write().unwrap_or_else(|e| e.into_inner()) = sink;
     }
 
-    pub fn sink(&self) -> Option<Arc<dyn EventSink>> {
+    fn sink(&self) -> Option<Sink> {
         self.shared.sink.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+    /// The token given with the sink (`HostToken::NONE` without one).
+    pub(crate) fn host_context(&self) -> HostToken {
+        self.sink().map_or(HostToken::NONE, |s| s.context)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while the lock was held cannot leave `State` torn in a way that matters more
         // than refusing every later call would, so a poisoned lock is used as it is.
         self.shared.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Runs `change` under the lock, then emits the events it produced, in order.
-    pub(crate) fn update<R>(&self, change: impl FnOnce(&mut State, &mut Vec<Event>) -> R) -> R {
+    /// Runs `change` under the lock, queues the events it produced before the lock is
+    /// released, then delivers what is queued.
+    fn update<R>(&self, change: impl FnOnce(&mut State, &mut Vec<Event>) -> R) -> R {
         let mut events = Vec::new();
         let result = {
             let mut state = self.lock();
             let result = change(&mut state, &mut events);
             self.shared.revision.store(state.revision, Ordering::Release);
+            if !events.is_empty() {
+                self.outbox().batches.push_back(events);
+            }
             result
         };
-        self.emit_all(&events);
+        self.deliver();
         result
     }
 
-    pub(crate) fn emit_all(&self, events: &[Event]) {
-        if events.is_empty() {
-            return;
+    /// Queues events that belong to no change of the state (early run failures).
+    fn emit_all(&self, events: Vec<Event>) {
+        if !events.is_empty() {
+            self.outbox().batches.push_back(events);
+            self.deliver();
         }
-        if let Some(sink) = self.sink() {
-            sink.emit(events);
+    }
+
+    fn outbox(&self) -> MutexGuard<'_, Outbox> {
+        self.shared.outbox.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Delivers the queued batches in order, unless another call is already doing so (another
+    /// thread, or a sink that called back in): that one delivers ours after its own.
+    fn deliver(&self) {
+        /// Clears `delivering` when a sink unwinds, so the next change delivers again.
+        struct OnUnwind<'a>(&'a Dialog);
+        impl Drop for OnUnwind<'_> {
+            fn drop(&mut self) {
+                self.0.outbox().delivering = false;
+            }
         }
+        {
+            let mut outbox = self.outbox();
+            if outbox.delivering || outbox.batches.is_empty() {
+                return;
+            }
+            outbox.delivering = true;
+        }
+        let on_unwind = OnUnwind(self);
+        loop {
+            let batch = {
+                let mut outbox = self.outbox();
+                match outbox.batches.pop_front() {
+                    Some(batch) => batch,
+                    None => {
+                        // Under the same lock that found the queue empty: a batch queued
+                        // after this sees `delivering == false` and delivers itself.
+                        outbox.delivering = false;
+                        break;
+                    }
+                }
+            };
+            if let Some(sink) = self.sink() {
+                sink.receiver.emit(&batch);
+            }
+        }
+        std::mem::forget(on_unwind);
     }
 
     fn read<R>(&self, f: impl FnOnce(&State) -> R) -> R {
@@ -361,7 +450,7 @@ impl Dialog {
     }
 
     pub fn end_assistant_message(&self) {
-        self.update(|s, events| s.end_assistant_message(events));
+        self.update(|s, events| s.end_assistant_message(String::new(), events));
     }
 
     /// True while streaming or while a run is in progress.
@@ -483,16 +572,23 @@ impl Dialog {
     }
 
     // --- running ---------------------------------------------------------------------------
-
-    /// Starts a run (SPEC §D.1); every outcome is reported through events.
-    pub fn run(&self) {
-        crate::run::start(self);
-    }
+    // `run()` is in `crate::run`, which drives the transitions of `transitions.rs`.
 
     /// Cancels the run in progress, if any (SPEC §E.6, §F): when this returns, `is_streaming()`
-    /// is false and `RunFailed("[Aborted] Run aborted.")` has been emitted.
+    /// is false and `RunFailed("[Aborted] Run aborted.")` has been emitted (or queued behind
+    /// the events before it).
     pub fn abort(&self) {
-        crate::run::abort(self);
+        self.abort_run();
+    }
+
+    /// The dialog's own functions, in order (a run offers them before the Center's).
+    pub(crate) fn functions(&self) -> Vec<Arc<dyn Function>> {
+        self.read(|s| s.functions.clone())
+    }
+
+    /// Reads the messages in place, under the lock (a request body is built this way).
+    pub(crate) fn read_messages<R>(&self, f: impl FnOnce(&[Message]) -> R) -> R {
+        self.read(|s| f(&s.messages))
     }
 
     // --- JSON ------------------------------------------------------------------------------
@@ -600,7 +696,7 @@ impl Drop for Shared {
     fn drop(&mut self) {
         // Destroying a dialog aborts its run (SPEC §E.6); the run holds only a weak reference.
         if let Some(run) = self.state.get_mut().unwrap_or_else(|e| e.into_inner()).run.take() {
-            run.cancel();
+            run.cancel.cancel();
         }
     }
 }
@@ -617,15 +713,12 @@ mod tests {
         fn emit(&self, events: &[Event]) {
             self.0.lock().unwrap().extend_from_slice(events);
         }
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
-        }
     }
 
     fn dialog_with_recorder() -> (Dialog, Arc<Recorder>) {
         let d = Dialog::new(&Center::new());
         let r = Arc::new(Recorder::default());
-        d.set_sink(Some(r.clone()));
+        d.set_sink(Some(r.clone()), HostToken::NONE);
         (d, r)
     }
 
@@ -792,5 +885,66 @@ mod tests {
         assert_eq!(b.id(), keep);
         assert_eq!(b.message_count(), 1);
         assert_eq!(b.capability_requirement(), capability::TEXT);
+    }
+
+    /// Appends from two threads while a sink records: the indexes arrive in the order the
+    /// messages were appended, whichever thread delivers them.
+    #[test]
+    fn events_reach_the_sink_in_the_order_of_the_changes() {
+        let (d, r) = dialog_with_recorder();
+        let writers: Vec<_> = (0..2)
+            .map(|_| {
+                let d = d.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..2000 {
+                        d.append_message(Message::new(Role::User, "x"));
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let indexes: Vec<usize> = r
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| match e {
+                Event::MessageAppended(i) => *i,
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        assert_eq!(indexes, (0..4000).collect::<Vec<_>>());
+    }
+
+    /// A sink that edits the dialog from inside its callback sees its own edit's events after
+    /// the batch it is handling, not nested inside it.
+    #[test]
+    fn a_sink_that_calls_back_in_keeps_the_order() {
+        struct Echo {
+            dialog: StdMutex<Option<Dialog>>,
+            seen: StdMutex<Vec<Event>>,
+        }
+        impl EventSink for Echo {
+            fn emit(&self, events: &[Event]) {
+                self.seen.lock().unwrap().extend_from_slice(events);
+                if events.contains(&Event::MessageAppended(0)) {
+                    let d = self.dialog.lock().unwrap().clone().unwrap();
+                    d.append_message(Message::new(Role::Assistant, "echo"));
+                    self.seen.lock().unwrap().push(Event::StreamBegan); // marks "callback returns"
+                }
+            }
+        }
+        let d = Dialog::new(&Center::new());
+        let echo = Arc::new(Echo { dialog: StdMutex::new(Some(d.clone())), seen: StdMutex::new(Vec::new()) });
+        d.set_sink(Some(echo.clone()), HostToken::NONE);
+        d.append_message(Message::new(Role::User, "hi"));
+        assert_eq!(
+            *echo.seen.lock().unwrap(),
+            vec![Event::MessageAppended(0), Event::StreamBegan, Event::MessageAppended(1)]
+        );
+        assert_eq!(d.message_count(), 2);
+        echo.dialog.lock().unwrap().take(); // break the cycle dialog → sink → dialog
     }
 }

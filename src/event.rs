@@ -1,7 +1,6 @@
 //! What a dialog tells its host: one event per Qt signal of the native `Dialog`.
 
 use crate::text::Text;
-use std::any::Any;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
@@ -24,7 +23,4 @@ pub enum Event {
 pub trait EventSink: Send + Sync + 'static {
     /// `events` is never empty.
     fn emit(&self, events: &[Event]);
-
-    /// Lets a binding find its own type behind the trait object.
-    fn as_any(&self) -> &dyn Any;
 }

@@ -1,10 +1,7 @@
 //! A tool the model may call (SPEC §B.7). The application implements it (in C++ through the C
 //! vtable of `ffi::function`); the run loop only needs its description and a way to invoke it.
 
-use crate::event::EventSink;
 use serde_json::{Value, json};
-use std::any::Any;
-use std::sync::Arc;
 use tokio::sync::oneshot;
 
 /// What the model is told about a function. Read once, when the function is registered.
@@ -16,17 +13,27 @@ pub struct FunctionSpec {
     pub description: String,
     /// A JSON Schema object.
     pub parameter_schema: Value,
+    /// Whatever the registering host wants to find the function by again (the C ABI keeps its
+    /// `user_data` here); the core never looks at it.
+    pub host: Option<HostToken>,
+}
+
+/// A value a host asks the core to carry without looking at it: the C ABI stores its
+/// `user_data` pointers in it, so that only `ffi` knows they are pointers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct HostToken(pub usize);
+
+impl HostToken {
+    pub const NONE: HostToken = HostToken(0);
 }
 
 pub trait Function: Send + Sync + 'static {
     fn spec(&self) -> &FunctionSpec;
 
-    /// Starts the call. `context` is the sink of the dialog that runs it, so a host can route
-    /// the call to that dialog's thread. Answer through `reply`, from any thread, now or later.
-    fn invoke(&self, arguments: Value, context: Option<&Arc<dyn EventSink>>, reply: ToolReply);
-
-    /// Lets a binding find its own type behind the trait object.
-    fn as_any(&self) -> &dyn Any;
+    /// Starts the call. `context` is the token the calling dialog's host gave with its sink
+    /// (`Dialog::set_sink`), so a host can route the call to that dialog's thread. Answer
+    /// through `reply`, from any thread, now or later.
+    fn invoke(&self, arguments: Value, context: HostToken, reply: ToolReply);
 }
 
 /// Whether `id` may be offered to the model: `^[a-zA-Z0-9_-]{1,64}$`.

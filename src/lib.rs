@@ -1,24 +1,30 @@
-//! visindigo-agent: the Visindigo Agent 0.17 module in Rust. The core (this crate's modules)
-//! knows nothing of C or Qt; `ffi` converts it to the C ABI that the Qt layer wraps.
+//! visindigo-agent: the Visindigo Agent 0.17 module in Rust.
+//!
+//! Two layers in one crate. The core (every module but `ffi`) knows nothing of C or Qt; its
+//! modules are private, and what other crates may use of it is re-exported here, item by
+//! item — this list is the Rust API. `ffi` converts the core to the C ABI (and is the only
+//! module cbindgen reads, see `build.rs`). Why one crate and not rustls' two: README,
+//! "Architecture".
 
-pub mod center;
-pub mod dialog;
-pub mod error;
-pub mod event;
-pub mod function;
-pub mod id;
-pub mod json;
-pub mod mcp;
-pub mod mcp_client;
-pub mod message;
-pub(crate) mod persist;
-pub mod model;
-pub mod prompt;
-pub mod provider;
-pub mod run;
-pub mod skill;
-pub mod sse;
-pub mod text;
+mod center;
+mod dialog;
+mod error;
+mod event;
+mod function;
+mod id;
+mod json;
+mod mcp;
+mod mcp_client;
+mod message;
+mod model;
+mod persist;
+mod prompt;
+mod provider;
+mod run;
+mod runtime;
+mod skill;
+mod sse;
+mod text;
 
 pub mod ffi;
 
@@ -26,11 +32,19 @@ pub use center::Center;
 pub use dialog::Dialog;
 pub use error::Error;
 pub use event::{Event, EventSink};
-pub use function::{Function, FunctionSpec, ToolReply};
+pub use function::{Function, FunctionSpec, HostToken, ToolReply};
 pub use mcp::{Mcp, Transport};
+pub use mcp_client::shutdown_all as shutdown_mcp_servers;
 pub use message::{Image, Message, Role};
-pub use model::Model;
+pub use model::{Model, capability};
 pub use prompt::Prompt;
 pub use provider::Provider;
 pub use skill::Skill;
 pub use text::Text;
+
+/// What `benches/` measures below the public API. Not part of the API: it may change with
+/// any release.
+#[doc(hidden)]
+pub mod bench {
+    pub use crate::run::request::body as chat_completions_body;
+}

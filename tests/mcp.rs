@@ -17,8 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use support::*;
 use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done};
-use visindigo_agent::event::EventSink;
-use visindigo_agent::{Event, Function, FunctionSpec, Mcp, Message, Role, ToolReply, Transport, mcp_client};
+use visindigo_agent::{Event, Function, FunctionSpec, HostToken, Mcp, Message, Role, ToolReply, Transport, shutdown_mcp_servers};
 
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
@@ -199,18 +198,15 @@ impl Function for Local {
     fn spec(&self) -> &FunctionSpec {
         &self.0
     }
-    fn invoke(&self, _: Value, _: Option<&Arc<dyn EventSink>>, reply: ToolReply) {
+    fn invoke(&self, _: Value, _: HostToken, reply: ToolReply) {
         reply.complete(json!({"local": true}));
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 
 #[test]
 fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
     let _serial = serial();
-    mcp_client::shutdown_all();
+    shutdown_mcp_servers();
     let srv = chat_server(vec![answer("a"), calls(&[("calc__add", "{}"), ("calc__add_2", r#"{"a":1,"b":1}"#)]), answer("b")]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_mcp(stdio_entry("calc"));
@@ -228,7 +224,7 @@ fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
     // Without the dialog's entry the Center's is used; its tools come after the functions and
     // avoid their names.
     d.remove_mcp("calc");
-    let spec = FunctionSpec { id: "calc__add".into(), name: "local".into(), description: "local".into(), parameter_schema: json!({"type": "object"}) };
+    let spec = FunctionSpec { id: "calc__add".into(), name: "local".into(), description: "local".into(), parameter_schema: json!({"type": "object"}), host: None };
     d.add_function(Arc::new(Local(spec)));
     let bodies = run(&d, &srv);
     assert_eq!(&tool_names(&bodies[1])[..3], ["calc__add", "calc__add_2", "calc__shout_loud_"]);
@@ -357,7 +353,7 @@ fn removing_or_replacing_an_entry_stops_its_server_and_shutdown_all_leaves_no_ch
     let _serial = serial();
     let srv = chat_server(vec![answer("1"), answer("2"), answer("3")]);
     let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
-    mcp_client::shutdown_all();
+    shutdown_mcp_servers();
     c.add_mcp(stdio_entry("gone"));
     run(&d, &srv);
     assert_eq!(stdio_children().len(), 1);
@@ -378,7 +374,7 @@ fn removing_or_replacing_an_entry_stops_its_server_and_shutdown_all_leaves_no_ch
     assert_ne!(first, second);
 
     let started = Instant::now();
-    mcp_client::shutdown_all();
+    shutdown_mcp_servers();
     assert!(started.elapsed() < Duration::from_secs(9));
     let left = children();
     assert!(left.is_empty(), "children left after shutdown_all: {left:?}");

@@ -10,8 +10,7 @@ use vi_scripted_server::{
     Step, chat_chunk_content, chat_chunk_reasoning, chat_chunk_tool_call, done, error_chunk, raw, reset,
     sleep_ms, stall, usage_chunk,
 };
-use visindigo_agent::event::EventSink;
-use visindigo_agent::{Event, Function, FunctionSpec, Message, Role, ToolReply};
+use visindigo_agent::{Event, Function, FunctionSpec, HostToken, Message, Role, ToolReply};
 
 fn user(text: &str) -> Message {
     Message::new(Role::User, text)
@@ -76,6 +75,7 @@ impl Clock {
                 name: "Clock".into(),
                 description: "Tells the time".into(),
                 parameter_schema: json!({"type": "object", "properties": {"zone": {"type": "string"}}}),
+                host: None,
             },
             delay,
             calls: Arc::default(),
@@ -87,16 +87,13 @@ impl Function for Clock {
     fn spec(&self) -> &FunctionSpec {
         &self.spec
     }
-    fn invoke(&self, arguments: Value, _: Option<&Arc<dyn EventSink>>, reply: ToolReply) {
+    fn invoke(&self, arguments: Value, _: HostToken, reply: ToolReply) {
         self.calls.lock().unwrap().push(arguments);
         let delay = self.delay;
         std::thread::spawn(move || {
             std::thread::sleep(delay);
             reply.complete(json!({"time": "12:00"}));
         });
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 
@@ -330,11 +327,8 @@ impl Function for Held {
     fn spec(&self) -> &FunctionSpec {
         &self.spec
     }
-    fn invoke(&self, _: Value, _: Option<&Arc<dyn EventSink>>, reply: ToolReply) {
+    fn invoke(&self, _: Value, _: HostToken, reply: ToolReply) {
         *self.reply.lock().unwrap() = Some(reply);
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 
@@ -343,7 +337,7 @@ fn abort_during_a_tool_call_drops_the_late_answer() {
     let srv = chat_server(vec![tool_round("c1"), Step::sse(vec![chat_chunk_content("never"), done()])]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     let held = Arc::new(Held {
-        spec: FunctionSpec { id: "get_time".into(), name: "held".into(), description: String::new(), parameter_schema: json!({}) },
+        spec: FunctionSpec { id: "get_time".into(), name: "held".into(), description: String::new(), parameter_schema: json!({}), host: None },
         reply: Mutex::new(None),
     });
     c.add_function(held.clone());
@@ -363,12 +357,12 @@ fn early_failures_emit_only_run_failed() {
     let center = visindigo_agent::Center::new();
     let d = center.create_dialog();
     let rec = Arc::new(Recorder::default());
-    d.set_sink(Some(rec.clone()));
+    d.set_sink(Some(rec.clone()), HostToken::NONE);
     d.run();
     assert_eq!(rec.take(), vec![Event::RunFailed("No provider available.".into())]);
 
     let (_c, d, rec) = setup(vec![model("m1", "http://127.0.0.1:9/v1")]);
-    d.set_capability_requirement(visindigo_agent::model::capability::IMAGE);
+    d.set_capability_requirement(visindigo_agent::capability::IMAGE);
     d.run();
     assert_eq!(rec.take(), vec![Event::RunFailed("No model satisfies the capability requirement.".into())]);
 
@@ -439,7 +433,7 @@ fn dropping_the_last_reference_cancels_the_run() {
     let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("x"), stall()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     let standalone = visindigo_agent::Dialog::new(&_c);
-    standalone.set_sink(Some(rec.clone()));
+    standalone.set_sink(Some(rec.clone()), HostToken::NONE);
     standalone.run();
     wait_for("the delta", || rec.snapshot().contains(&Event::StreamDelta("x".into())));
     let count = rec.snapshot().len();

@@ -14,6 +14,7 @@ use super::skill::ViSkill;
 use super::status::ViStatus;
 use super::string::{self, ViString};
 use crate::dialog::Dialog;
+use crate::function::HostToken;
 use crate::message::Message;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void};
@@ -69,6 +70,8 @@ pub unsafe extern "C" fn vi_dialog_set_event_callback(
     boundary::status("vi_dialog_set_event_callback", || {
         let d = unsafe { ViDialog::get(dialog) };
         let sink = callback.map(|cb| Arc::new(CEventSink::new(cb, user_data, destroy)) as Arc<dyn crate::EventSink>);
+        // The functions a run calls get this `user_data` as their `context`.
+        let context = if sink.is_some() { HostToken(user_data as usize) } else { HostToken::NONE };
         let d = match d {
             Ok(d) => d,
             Err(e) => {
@@ -76,7 +79,7 @@ pub unsafe extern "C" fn vi_dialog_set_event_callback(
                 return Err(e);
             }
         };
-        d.set_sink(sink);
+        d.set_sink(sink, context);
         Ok(())
     })
 }
@@ -403,7 +406,7 @@ pub unsafe extern "C" fn vi_dialog_get_function(dialog: *const ViDialog, id: *co
     boundary::status("vi_dialog_get_function", || {
         let d = unsafe { ViDialog::get(dialog) }?;
         let id = unsafe { string::arg("id", id, len) }?;
-        let found = d.function(id).as_ref().and_then(host_user_data);
+        let found = d.function(id).and_then(|f| host_user_data(&f));
         let user_data = found.ok_or_else(|| Failure::new(ViStatus::NotFound, format!("no function {id}")))?;
         unsafe { string::write_optional(user_data_out, user_data) };
         Ok(())

@@ -3,7 +3,6 @@
 
 use super::string::ViStr;
 use crate::event::{Event, EventSink};
-use std::any::Any;
 use std::ffi::c_void;
 
 /// Which signal an event stands for.
@@ -42,10 +41,14 @@ pub struct ViEvent {
 /// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
 /// events of one change — one edit, or every chunk of one network read during a run — so a
 /// host can take its lock and wake its thread once per batch. The array and its views live only
-/// during the call. Fires on the thread that caused the events: the caller's thread for direct
-/// edits (`vi_dialog_append_message`, …) and for early run failures, a library thread during a
-/// run. Never called with a library lock held, so it may call back into the dialog; it must not
-/// throw or unwind, and must not block for long (the library thread serves every dialog).
+/// during the call. Batches arrive in the order the changes happened, one at a time. Fires on
+/// the thread that caused the events — the caller's thread for direct edits
+/// (`vi_dialog_append_message`, …) and for early run failures, a library thread during a run —
+/// unless another thread is delivering this dialog's events at that moment: then that thread
+/// delivers them, after the ones before them (so does a callback that edits the dialog: its
+/// edit's events follow once it returns). Never called with a library lock held, so it may call
+/// back into the dialog; it must not throw or unwind, and must not block for long (the library
+/// thread serves every dialog).
 pub type ViEventCallback = Option<unsafe extern "C" fn(user_data: *mut c_void, events: *const ViEvent, count: usize)>;
 
 /// Releases an event callback's `user_data` once no call through it can happen any more (the
@@ -72,9 +75,6 @@ impl CEventSink {
         CEventSink { callback, user_data, destroy }
     }
 
-    pub fn user_data(&self) -> *mut c_void {
-        self.user_data
-    }
 }
 
 impl EventSink for CEventSink {
@@ -82,10 +82,6 @@ impl EventSink for CEventSink {
         let batch: Vec<ViEvent> = events.iter().map(ViEvent::of).collect();
         // SAFETY: per the callback contract; the array and its views outlive the call.
         unsafe { (self.callback)(self.user_data, batch.as_ptr(), batch.len()) };
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

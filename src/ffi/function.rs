@@ -2,13 +2,10 @@
 //! reply through which it answers a call.
 
 use super::boundary::{self, Failure};
-use super::event::CEventSink;
 use super::status::ViStatus;
 use super::string;
-use crate::event::EventSink;
-use crate::function::{Function, FunctionSpec, ToolReply};
+use crate::function::{Function, FunctionSpec, HostToken, ToolReply};
 use serde_json::Value;
-use std::any::Any;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
@@ -40,8 +37,9 @@ pub struct ViToolReply {
 }
 super::handle::impl_handle!(ViToolReply => ToolReply, "the tool reply");
 
-/// A host function as the core sees it.
-pub(crate) struct CFunction {
+/// A host function as the core sees it. Its `user_data` is also `spec.host`, so that
+/// `vi_dialog_get_function` can give it back.
+struct CFunction {
     spec: FunctionSpec,
     user_data: *mut c_void,
     invoke: unsafe extern "C" fn(*mut c_void, *mut c_void, *const c_char, usize, *mut ViToolReply),
@@ -54,29 +52,18 @@ unsafe impl Send for CFunction {}
 // SAFETY: as above; the library never touches `user_data` itself.
 unsafe impl Sync for CFunction {}
 
-impl CFunction {
-    pub fn user_data(&self) -> *mut c_void {
-        self.user_data
-    }
-}
-
 impl Function for CFunction {
     fn spec(&self) -> &FunctionSpec {
         &self.spec
     }
 
-    fn invoke(&self, arguments: Value, context: Option<&Arc<dyn EventSink>>, reply: ToolReply) {
-        let context = context
-            .and_then(|sink| sink.as_any().downcast_ref::<CEventSink>())
-            .map_or(std::ptr::null_mut(), CEventSink::user_data);
+    fn invoke(&self, arguments: Value, context: HostToken, reply: ToolReply) {
+        // The token is the dialog's event-callback `user_data` (vi_dialog_set_event_callback).
+        let context = context.0 as *mut c_void;
         let text = arguments.to_string();
         let reply = <ViToolReply as super::handle::Handle>::into_raw(reply);
         // SAFETY: per the vtable contract; the text outlives the call.
         unsafe { (self.invoke)(self.user_data, context, text.as_ptr().cast(), text.len(), reply) };
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
@@ -89,9 +76,9 @@ impl Drop for CFunction {
     }
 }
 
-/// The host's `Function*`-like pointer behind a registered function, if it is a host function.
+/// The host's `user_data` behind a registered function, if a host registered it here.
 pub(crate) fn host_user_data(function: &Arc<dyn Function>) -> Option<*mut c_void> {
-    function.as_any().downcast_ref::<CFunction>().map(CFunction::user_data)
+    function.spec().host.map(|host| host.0 as *mut c_void)
 }
 
 /// Wraps a host function. `id` (the tool name; must match `^[a-zA-Z0-9_-]{1,64}$` to be
@@ -134,6 +121,7 @@ pub unsafe extern "C" fn vi_function_new(
                 name: unsafe { string::arg("name", name, name_len) }?.to_owned(),
                 description: unsafe { string::arg("description", description, description_len) }?.to_owned(),
                 parameter_schema,
+                host: Some(HostToken(user_data as usize)),
             };
             if function_out.is_null() {
                 return Err(Failure::null("the out-parameter"));

@@ -31,7 +31,7 @@ mod sse;
 mod stdio;
 mod streamable_http;
 
-pub use protocol::{PROTOCOL_VERSION, SUPPORTED_VERSIONS, Tool};
+pub use protocol::Tool;
 
 use crate::mcp::{Mcp, Transport};
 use jsonrpc::Rpc;
@@ -245,7 +245,7 @@ async fn connection(config: Mcp, start: bool) -> Result<Option<Arc<Connection>>,
         .entry(key(&config))
         .or_insert_with(|| Arc::new(Slot { connection: tokio::sync::Mutex::new(None), retired: AtomicBool::new(false) }))
         .clone();
-    let task = crate::run::runtime().spawn(async move {
+    let task = crate::runtime::runtime().spawn(async move {
         let mut held = slot.connection.lock().await;
         if let Some(c) = held.as_ref().filter(|c| c.is_alive()) {
             return Ok(Some(c.clone()));
@@ -268,7 +268,7 @@ async fn connection(config: Mcp, start: bool) -> Result<Option<Arc<Connection>>,
 pub fn retire(config: &Mcp) {
     let Some(slot) = pool().remove(&key(config)) else { return };
     slot.retired.store(true, Ordering::Release);
-    crate::run::runtime().spawn(async move {
+    crate::runtime::runtime().spawn(async move {
         let connection = slot.connection.lock().await.take();
         if let Some(c) = connection {
             c.shutdown().await;
@@ -300,7 +300,7 @@ pub fn shutdown_all() {
     let slots: Vec<Arc<Slot>> = std::mem::take(&mut *pool()).into_values().collect();
     if !slots.is_empty() {
         let (done, finished) = std::sync::mpsc::channel();
-        crate::run::runtime().spawn(async move {
+        crate::runtime::runtime().spawn(async move {
             let each = slots.into_iter().map(|slot| async move {
                 slot.retired.store(true, Ordering::Release);
                 let connection = slot.connection.lock().await.take();
@@ -379,21 +379,21 @@ impl RunTools {
         self.state().current = current;
     }
 
-    /// Appends the tools of the prepared servers to `tools`, after the functions and avoiding
-    /// their names, and remembers the names for [`RunTools::target`].
-    pub fn offer(&self, tools: &mut Vec<Value>) {
-        let mut taken: HashSet<String> =
-            tools.iter().filter_map(|t| t["function"]["name"].as_str()).map(str::to_owned).collect();
+    /// The tools of the prepared servers under the names they are offered as, avoiding the
+    /// names in `taken` (the functions'); remembers the names for [`RunTools::target`].
+    pub fn offer(&self, mut taken: HashSet<String>) -> Vec<Tool> {
         let mut state = self.state();
         let pairs: Vec<(&str, &Arc<Connection>, &Tool)> =
             state.current.iter().flat_map(|(name, c, list)| list.iter().map(move |t| (name.as_str(), c, t))).collect();
         let names = naming::assign(pairs.iter().map(|(server, _, t)| (*server, t.name.as_str())), &mut taken);
         let mut offered = HashMap::new();
+        let mut tools = Vec::with_capacity(names.len());
         for (name, (_, c, t)) in names.into_iter().zip(pairs) {
-            tools.push(crate::run::request::tool_entry(&name, &t.description, &t.input_schema));
-            offered.insert(name, (c.clone(), t.name.clone()));
+            offered.insert(name.clone(), (c.clone(), t.name.clone()));
+            tools.push(Tool { name, ..t.clone() });
         }
         state.offered = offered;
+        tools
     }
 
     /// The connection and tool behind an offered name.

@@ -90,10 +90,6 @@ pub struct ToolCallAccumulator {
 }
 
 impl ToolCallAccumulator {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Adds one piece: a non-empty `id` replaces the stored id; `name` and `arguments` pieces are
     /// appended to what the same index has so far.
     pub fn add(&mut self, delta: &ToolCallDelta) {
@@ -119,16 +115,6 @@ impl ToolCallAccumulator {
         if let Some(arguments) = &delta.arguments {
             slot.arguments.push_str(arguments);
         }
-    }
-
-    /// No piece has been added.
-    pub fn is_empty(&self) -> bool {
-        self.calls.is_empty()
-    }
-
-    /// Number of distinct indexes seen.
-    pub fn len(&self) -> usize {
-        self.calls.len()
     }
 
     /// The calls in ascending index order.
@@ -631,15 +617,13 @@ mod tests {
             r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
             r#"{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#,
         ];
-        let mut acc = ToolCallAccumulator::new();
-        assert!(acc.is_empty());
+        assert_eq!(ToolCallAccumulator::default().finish(), []);
+        let mut acc = ToolCallAccumulator::default();
         for data in stream {
             for d in &chunk(data).tool_calls {
                 acc.add(d);
             }
         }
-        assert!(!acc.is_empty());
-        assert_eq!(acc.len(), 2);
         assert_eq!(
             acc.finish(),
             [
@@ -660,7 +644,7 @@ mod tests {
     #[test]
     fn accumulate_with_missing_index() {
         // Servers that omit `index` (e.g. some Gemini/Ollama gateways) put everything in call 0.
-        let mut acc = ToolCallAccumulator::new();
+        let mut acc = ToolCallAccumulator::default();
         for data in [
             r#"{"choices":[{"delta":{"tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{\"a\""}}]}}]}"#,
             r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":":1}"}}]}}]}"#,
@@ -682,7 +666,7 @@ mod tests {
 
     #[test]
     fn accumulator_id_replacement() {
-        let mut acc = ToolCallAccumulator::new();
+        let mut acc = ToolCallAccumulator::default();
         acc.add(&tc(0, Some("first"), Some("f"), None));
         acc.add(&tc(0, None, None, Some("{")));
         acc.add(&tc(0, Some(""), None, Some("}"))); // empty id does not replace
@@ -696,7 +680,7 @@ mod tests {
 
     #[test]
     fn accumulator_orders_by_index() {
-        let mut acc = ToolCallAccumulator::new();
+        let mut acc = ToolCallAccumulator::default();
         acc.add(&tc(2, Some("c"), Some("h"), None));
         acc.add(&tc(0, Some("a"), Some("f"), None));
         acc.add(&tc(1, Some("b"), Some("g"), None));
@@ -711,11 +695,10 @@ mod tests {
 
     #[test]
     fn accumulator_empty_delta_registers_index() {
-        let mut acc = ToolCallAccumulator::new();
+        let mut acc = ToolCallAccumulator::default();
         acc.add(&tc(5, None, None, None));
-        assert!(!acc.is_empty());
         assert_eq!(acc.finish(), [ToolCall::default()]);
-        assert!(ToolCallAccumulator::new().finish().is_empty());
+        assert!(ToolCallAccumulator::default().finish().is_empty());
     }
 
     #[test]
@@ -1114,7 +1097,7 @@ mod completion_tests {
             "usage":{"total_tokens":3}}"#;
         let Parsed::Chunk(c) = completion_as_chunk(text) else { panic!("not a chunk") };
         assert_eq!(c.content.as_deref(), Some("Hi"));
-        let mut acc = ToolCallAccumulator::new();
+        let mut acc = ToolCallAccumulator::default();
         c.tool_calls.iter().for_each(|d| acc.add(d));
         let calls = acc.finish();
         assert_eq!(calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);

@@ -1,143 +1,81 @@
 //! `Dialog::run()` (SPEC §D.1, §E.2–E.6): resolve the provider and model, stream rounds from
 //! the server, call tools between rounds, fall back to the next model when one is down.
 //!
-//! A run is a task on the library's runtime. It holds the dialog weakly and acts on it only
-//! while its generation is the dialog's current run, so an abort (which clears the run under the
-//! dialog's lock) silences it at once, whatever it was awaiting.
+//! A run is a task on the library's runtime. It changes its dialog only through the
+//! transitions of its `RunTicket` (`crate::dialog`), which do nothing once the run is no longer
+//! the dialog's current one, so an abort silences it at once, whatever it was awaiting.
 
-pub mod chunk;
-pub mod failure;
-pub mod request;
+mod chunk;
+mod failure;
+pub(crate) mod request;
 mod scan;
-pub mod transport;
+mod transport;
 
 use crate::{
     center::Center,
-    dialog::{Dialog, State, WeakDialog},
+    dialog::{Dialog, Piece, RunEnd, RunTicket},
     event::Event,
+    function::ToolReply,
     message::{Message, Role},
     model::Model,
     provider::Provider,
-    text::Text,
 };
 use chunk::{Parsed, ToolCall, ToolCallAccumulator};
 use failure::{Failure, Kind};
 use serde_json::{Value, json};
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 use tokio_util::sync::CancellationToken;
 
 /// Responses with tool calls that are followed by another round; tool calls in the next one
 /// fail the run.
-pub const MAX_TOOL_ROUNDS: usize = 8;
+const MAX_TOOL_ROUNDS: usize = 8;
 
 /// Largest plain-JSON (non-streaming) answer read.
 const JSON_ANSWER_LIMIT: usize = 64 * 1024 * 1024;
 
-/// The run in progress on a dialog.
-pub struct ActiveRun {
-    generation: u64,
-    cancel: CancellationToken,
-}
-
-impl ActiveRun {
-    pub fn cancel(&self) {
-        self.cancel.cancel();
+impl Dialog {
+    /// Starts a run (SPEC §D.1); every outcome is reported through events.
+    pub fn run(&self) {
+        start(self);
     }
-}
-
-/// The library's runtime: one worker thread named `visindigo-agent`, started on first use and
-/// kept for the life of the process.
-///
-/// One, because the work is I/O and parsing: with two, hyper's connection task and the run's
-/// task woke each other across threads for every read, which cost a 300k-chunk stream a third
-/// of its throughput (180 → 115 ms) and every paced delta ~8 µs (BENCHMARKS.md). Host callbacks
-/// run on this thread, hence their "must not block for long" contracts.
-pub fn runtime() -> &'static tokio::runtime::Runtime {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("visindigo-agent")
-            .enable_all()
-            .build()
-            .expect("the tokio runtime could not start (no threads or timers available)")
-    })
-}
-
-fn fail_early(dialog: &Dialog, message: &str) {
-    dialog.emit_all(&[Event::RunFailed(message.to_owned())]);
 }
 
 /// Resolves provider and model and starts the first round; early failures emit only
 /// `RunFailed` (SPEC §D.1.1–2).
-pub fn start(dialog: &Dialog) {
-    const ALREADY_RUNNING: &str = "Dialog is already running.";
+fn start(dialog: &Dialog) {
     if dialog.is_streaming() {
-        return fail_early(dialog, ALREADY_RUNNING);
+        return dialog.fail_early(crate::dialog::ALREADY_RUNNING);
     }
     let Some(center) = dialog.center() else {
-        return fail_early(dialog, "No provider available.");
+        return dialog.fail_early("No provider available.");
     };
-    let (provider_id, model_id, requirement) = {
-        let s = dialog.lock();
-        (s.provider_id.clone(), s.model_id.clone(), s.requirement)
-    };
+    let requirement = dialog.capability_requirement();
     let provider = center
-        .provider(&provider_id)
+        .provider(&dialog.provider_id())
         .filter(Provider::is_valid)
         .or_else(|| center.provider(&center.default_provider()).filter(Provider::is_valid));
     let Some(provider) = provider else {
-        return fail_early(dialog, "No provider available.");
+        return dialog.fail_early("No provider available.");
     };
-    let model = center.model(&model_id).filter(Model::is_valid).or_else(|| {
+    let model = center.model(&dialog.model_id()).filter(Model::is_valid).or_else(|| {
         let picked = center.pick_first(&provider, requirement);
         center.model(&picked)
     });
     let Some(model) = model else {
-        return fail_early(dialog, "No model satisfies the capability requirement.");
+        return dialog.fail_early("No model satisfies the capability requirement.");
     };
-
-    static GENERATION: AtomicU64 = AtomicU64::new(1);
-    let generation = GENERATION.fetch_add(1, Ordering::Relaxed);
     let cancel = CancellationToken::new();
-    let started = dialog.update(|s, events| {
-        if s.streaming || s.run.is_some() {
-            events.push(Event::RunFailed(ALREADY_RUNNING.to_owned()));
-            return false;
-        }
-        s.run = Some(ActiveRun { generation, cancel: cancel.clone() });
-        s.last_usage = None;
-        s.begin_assistant_message(events);
-        true
-    });
-    if started {
-        let run = Run { dialog: dialog.downgrade(), generation, center, provider, requirement, mcp: Default::default() };
-        runtime().spawn(async move {
-            tokio::select! {
-                _ = cancel.cancelled() => {}
-                _ = run.rounds(model) => {}
-            }
-        });
-    }
-}
-
-/// Cancels the run in progress: synchronous, so `is_streaming()` is false and `RunFailed` has
-/// been emitted when this returns (SPEC §F).
-pub fn abort(dialog: &Dialog) {
-    dialog.update(|s, events| {
-        if let Some(run) = s.run.take() {
-            run.cancel();
-            s.streaming = false;
-            s.streaming_content.clear();
-            events.push(Event::RunFailed("[Aborted] Run aborted.".to_owned()));
+    let Some(ticket) = dialog.start_run(cancel.clone()) else { return };
+    let run = Run { ticket, center, provider, requirement, mcp: Default::default() };
+    crate::runtime::runtime().spawn(async move {
+        tokio::select! {
+            _ = cancel.cancelled() => {}
+            _ = run.rounds(model) => {}
         }
     });
 }
 
 struct Run {
-    dialog: WeakDialog,
-    generation: u64,
+    ticket: RunTicket,
     center: Center,
     provider: Provider,
     requirement: u32,
@@ -152,65 +90,19 @@ struct AttemptFailure {
 }
 
 impl Run {
-    /// Applies `change` to the dialog if this run is still its current one; None otherwise
-    /// (aborted, replaced or destroyed), and then the run must stop.
-    fn with<R>(&self, change: impl FnOnce(&mut State, &mut Vec<Event>) -> R) -> Option<R> {
-        let dialog = self.dialog.upgrade()?;
-        dialog.update(|s, events| {
-            let current = s.run.as_ref().is_some_and(|r| r.generation == self.generation);
-            current.then(|| change(s, events))
-        })
-    }
-
-    fn emit(&self, event: Event) {
-        self.with(|_, events| events.push(event));
-    }
-
     async fn rounds(&self, mut model: Model) {
         for round in 0.. {
             let calls = match self.round(&mut model).await {
                 Ok(calls) => calls,
-                Err(failure) => {
-                    let message = failure.message(&model.token);
-                    self.with(|s, events| {
-                        s.run = None;
-                        s.streaming = false;
-                        s.streaming_content.clear();
-                        events.push(Event::RunFailed(message));
-                    });
-                    return;
-                }
+                Err(failure) => return self.ticket.finish(RunEnd::Failed(failure.message(&model.token))),
             };
             if calls.is_empty() {
-                self.with(|s, events| {
-                    s.run = None;
-                    s.end_assistant_message(events);
-                });
-                return;
+                return self.ticket.finish(RunEnd::Answered);
             }
             if round == MAX_TOOL_ROUNDS {
-                self.with(|s, events| {
-                    s.run = None;
-                    s.streaming = false;
-                    events.push(Event::StreamEnded(std::mem::take(&mut s.streaming_content).into()));
-                    events.push(Event::RunFailed("Too many tool call rounds.".to_owned()));
-                });
-                return;
+                return self.ticket.finish(RunEnd::TooManyRounds);
             }
-            let appended = self.with(|s, events| {
-                let content = Text::from(std::mem::take(&mut s.streaming_content));
-                let message = Message {
-                    role: Role::Assistant,
-                    content: content.clone(),
-                    reasoning: s.reasoning_content.clone(),
-                    tool_calls: chunk::tool_calls_json(&calls),
-                    ..Message::default()
-                };
-                s.push_message(message, events);
-                s.streaming = false;
-                events.push(Event::StreamEnded(content));
-            });
-            if appended.is_none() {
+            if !self.ticket.end_round(chunk::tool_calls_json(&calls)) {
                 return;
             }
             for call in &calls {
@@ -222,11 +114,11 @@ impl Run {
                     tool_call_id: call.id.clone(),
                     ..Message::default()
                 };
-                if self.with(|s, events| s.push_message(message, events)).is_none() {
+                if !self.ticket.append_tool_result(message) {
                     return;
                 }
             }
-            if self.with(|s, events| s.begin_assistant_message(events)).is_none() {
+            if !self.ticket.begin_round() {
                 return;
             }
         }
@@ -248,7 +140,7 @@ impl Run {
                 Some(next) if !tried.contains(&next_id) => next,
                 _ => return Err(failure),
             };
-            self.emit(Event::ModelFallback {
+            self.ticket.emit(Event::ModelFallback {
                 from: model.id.clone(),
                 to: next_id.clone(),
                 reason: failure.message(&model.token),
@@ -260,21 +152,18 @@ impl Run {
 
     /// The request body for `model`, built from the dialog as it is now.
     fn body(&self, model: &Model) -> Option<String> {
-        let dialog = self.dialog.upgrade()?;
+        let dialog = self.ticket.dialog()?;
         let (center_skills, center_functions) = {
             let c = self.center.read();
             (c.skills.values().cloned().collect::<Vec<_>>(), c.functions.values().cloned().collect::<Vec<_>>())
         };
-        let (own_skills, own_functions) = {
-            let s = dialog.lock();
-            (s.skills.clone(), s.functions.clone())
-        };
+        let own_skills = dialog.skills();
         let active = request::active_skills(&own_skills, &center_skills);
         let system = request::system_prompt(&active);
-        let mut tools = request::function_tools(&own_functions, &center_functions, &active, |id| dialog.function(id));
-        self.mcp.offer(&mut tools);
-        let s = dialog.lock();
-        Some(request::body(model, &system, &s.messages, &tools))
+        let mut tools = request::function_tools(&dialog.functions(), &center_functions, &active, |id| dialog.function(id));
+        let offered = self.mcp.offer(request::tool_names(&tools));
+        tools.extend(offered.iter().map(|t| request::tool_entry(&t.name, &t.description, &t.input_schema)));
+        Some(dialog.read_messages(|messages| request::body(model, &system, messages, &tools)))
     }
 
     async fn attempt(&self, model: &Model) -> Result<Vec<ToolCall>, AttemptFailure> {
@@ -321,12 +210,12 @@ impl Run {
         }
     }
 
-    /// Applies parsed chunks to the dialog under one lock. Ok(Some(done)) tells whether `[DONE]`
-    /// was seen; Ok(None) that the run is no longer current.
+    /// Applies parsed chunks to the dialog in one transition. Ok(Some(done)) tells whether
+    /// `[DONE]` was seen; Ok(None) that the run is no longer current.
     fn apply(&self, stream: &mut Stream, chunks: impl IntoIterator<Item = Parsed>) -> Result<Option<bool>, Failure> {
         let mut outcome = Ok(false);
         let mut usage = None;
-        let mut texts: Vec<(bool, String)> = Vec::new();
+        let mut pieces = Vec::new();
         for parsed in chunks {
             match parsed {
                 Parsed::Done => {
@@ -340,10 +229,10 @@ impl Run {
                 Parsed::Ignored => {}
                 Parsed::Chunk(c) => {
                     if let Some(reasoning) = c.reasoning {
-                        texts.push((true, reasoning));
+                        pieces.push(Piece::Reasoning(reasoning));
                     }
                     if let Some(content) = c.content {
-                        texts.push((false, content));
+                        pieces.push(Piece::Content(content));
                     }
                     for delta in &c.tool_calls {
                         stream.tool_calls.add(delta);
@@ -355,45 +244,32 @@ impl Run {
                 }
             }
         }
-        stream.streamed |= !texts.is_empty();
-        if texts.is_empty() && usage.is_none() {
+        stream.streamed |= !pieces.is_empty();
+        if pieces.is_empty() && usage.is_none() {
             return outcome.map(Some);
         }
-        let current = self.with(|s, events| {
-            for (is_reasoning, text) in texts {
-                if is_reasoning {
-                    s.reasoning_content.push_str(&text);
-                    events.push(Event::StreamReasoning(text));
-                } else {
-                    s.streaming_content.push_str(&text);
-                    events.push(Event::StreamDelta(text));
-                }
-            }
-            if usage.is_some() {
-                s.last_usage = usage;
-            }
-        });
-        match current {
-            Some(()) => outcome.map(Some),
-            None => Ok(None),
-        }
+        if self.ticket.append_stream(pieces, usage) { outcome.map(Some) } else { Ok(None) }
     }
 
     /// Connects the MCP servers the dialog uses (SPEC §E.11); an unreachable one is reported
     /// once per run and its tools are left out.
     async fn prepare_mcp(&self) {
-        let Some(dialog) = self.dialog.upgrade() else { return };
-        let own = dialog.lock().mcps.clone();
+        let Some(dialog) = self.ticket.dialog() else { return };
+        let own = dialog.mcps();
         drop(dialog);
         let center: Vec<crate::mcp::Mcp> = self.center.read().mcps.values().cloned().collect();
         let servers = crate::mcp_client::active_servers(&own, &center);
-        self.mcp.prepare(&servers, |server, message| self.emit(Event::McpFailed { server: server.to_owned(), message })).await;
+        self.mcp
+            .prepare(&servers, |server, message| {
+                self.ticket.emit(Event::McpFailed { server: server.to_owned(), message });
+            })
+            .await;
     }
 
     /// The Tool message content of a call: a function's JSON result, else an MCP tool's
     /// result text (SPEC §E.11), else the unknown-tool error.
     async fn tool_result(&self, call: &ToolCall) -> String {
-        let is_function = self.dialog.upgrade().is_some_and(|d| d.function(&call.name).is_some());
+        let is_function = self.ticket.dialog().is_some_and(|d| d.function(&call.name).is_some());
         if !is_function && let Some((connection, tool)) = self.mcp.target(&call.name) {
             return match parse_arguments(&call.arguments) {
                 Ok(arguments) => connection.call(&tool, arguments).await,
@@ -405,7 +281,7 @@ impl Run {
 
     /// Calls the tool the model asked for and returns its result (errors as `{"error": …}`).
     async fn invoke(&self, call: &ToolCall) -> Value {
-        let Some(dialog) = self.dialog.upgrade() else {
+        let Some(dialog) = self.ticket.dialog() else {
             return json!({"error": "the dialog is gone"});
         };
         let Some(function) = dialog.function(&call.name) else {
@@ -415,10 +291,10 @@ impl Run {
             Ok(arguments) => arguments,
             Err(error) => return json!({"error": error}),
         };
-        let sink = dialog.sink();
+        let context = dialog.host_context();
         drop(dialog);
-        let (reply, answer) = crate::function::ToolReply::new(&call.name);
-        function.invoke(arguments, sink.as_ref(), reply);
+        let (reply, answer) = ToolReply::new(&call.name);
+        function.invoke(arguments, context, reply);
         answer.await.unwrap_or_else(|_| json!({"error": format!("tool {} returned no result", call.name)}))
     }
 }

@@ -64,6 +64,11 @@ pub fn tool_entry(name: &str, description: &str, schema: &Value) -> Value {
     json!({"type": "function", "function": function})
 }
 
+/// The names of `tools` (entries of `function_tools` / `tool_entry`).
+pub fn tool_names(tools: &[Value]) -> std::collections::HashSet<String> {
+    tools.iter().filter_map(|t| t["function"]["name"].as_str()).map(str::to_owned).collect()
+}
+
 /// The whole body: `messages`, `"stream": true`, the model's parameters, `model`, `tools`.
 pub fn body(model: &Model, system: &str, messages: &[Message], tools: &[Value]) -> String {
     let body = Body { model, system, messages, tools };
@@ -171,8 +176,7 @@ impl Serialize for ContentParts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::function::{FunctionSpec, ToolReply};
-    use crate::event::EventSink;
+    use crate::function::{FunctionSpec, HostToken, ToolReply};
 
     struct Named(FunctionSpec);
 
@@ -180,11 +184,8 @@ mod tests {
         fn spec(&self) -> &FunctionSpec {
             &self.0
         }
-        fn invoke(&self, _: Value, _: Option<&Arc<dyn EventSink>>, reply: ToolReply) {
+        fn invoke(&self, _: Value, _: HostToken, reply: ToolReply) {
             reply.complete(json!({}));
-        }
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
         }
     }
 
@@ -194,6 +195,7 @@ mod tests {
             name: id.into(),
             description: format!("does {id}"),
             parameter_schema: json!({"type": "object"}),
+            host: None,
         }))
     }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use vi_scripted_server::{RecordedRequest, ScriptedServer};
-use visindigo_agent::{Center, Dialog, Event, EventSink, Model, Provider};
+use visindigo_agent::{Center, Dialog, Event, EventSink, HostToken, Model, Provider};
 
 #[derive(Default)]
 pub struct Recorder {
@@ -18,9 +18,6 @@ impl EventSink for Recorder {
     fn emit(&self, events: &[Event]) {
         assert!(!events.is_empty(), "a batch is never empty");
         self.events.lock().unwrap().extend_from_slice(events);
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 
@@ -59,7 +56,7 @@ pub fn setup(models: Vec<Model>) -> (Center, Dialog, Arc<Recorder>) {
     center.add_provider(provider);
     let dialog = center.create_dialog();
     let recorder = Arc::new(Recorder::default());
-    dialog.set_sink(Some(recorder.clone()));
+    dialog.set_sink(Some(recorder.clone()), HostToken::NONE);
     (center, dialog, recorder)
 }
 
