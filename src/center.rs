@@ -3,9 +3,10 @@
 //! for tests and for hosts that want isolation.
 
 use crate::{
-    dialog::Dialog,
+    dialog::{Dialog, DialogOut},
     function::Function,
     json,
+    persist::CenterDoc,
     mcp::Mcp,
     model::Model,
     prompt::Prompt,
@@ -341,30 +342,21 @@ impl Center {
 
     /// Everything but functions, tokens included (the host decides where this is stored).
     pub fn to_json(&self) -> Value {
-        let s = self.read();
-        let mut o = Map::new();
-        o.insert("models".into(), s.models.values().map(Model::to_json).collect());
-        o.insert("providers".into(), s.providers.values().map(Provider::to_json).collect());
-        o.insert("skills".into(), s.skills.values().map(Skill::to_json).collect());
-        o.insert("mcps".into(), s.mcps.values().map(Mcp::to_json).collect());
-        o.insert("prompts".into(), s.prompts.values().map(Prompt::to_json).collect());
-        o.insert("defaultProviderId".into(), s.default_provider.clone().into());
-        let dialogs: Vec<Dialog> = s.dialogs.values().cloned().collect();
-        drop(s);
-        o.insert("dialogs".into(), dialogs.iter().map(Dialog::to_json).collect());
-        Value::Object(o)
+        serde_json::to_value(CenterOut(self)).expect("a Center serialises to JSON")
     }
 
     /// `to_json().to_string()`, written straight from the state: the dialogs (the bulk) are
     /// serialised without building a `Value` tree.
     pub fn to_json_string(&self) -> String {
-        use serde::ser::{SerializeMap, Serializer};
-        struct DialogOut<'a>(&'a Dialog);
-        impl serde::Serialize for DialogOut<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                self.0.serialize_json(s)
-            }
-        }
+        let mut out = Vec::with_capacity(1 << 16);
+        serde::Serialize::serialize(&CenterOut(self), &mut serde_json::Serializer::new(&mut out))
+            .expect("serialising to memory cannot fail");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// The one writer of the Center document (`to_json` and `to_json_string`).
+    fn serialize_json<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
         let s = self.read();
         let models: Vec<Value> = s.models.values().map(Model::to_json).collect();
         let providers: Vec<Value> = s.providers.values().map(Provider::to_json).collect();
@@ -375,86 +367,72 @@ impl Center {
         let dialogs: Vec<Dialog> = s.dialogs.values().cloned().collect();
         drop(s);
 
-        let mut out = Vec::with_capacity(1 << 16);
-        let mut ser = serde_json::Serializer::new(&mut out);
-        let write = |ser: &mut serde_json::Serializer<&mut Vec<u8>>| -> serde_json::Result<()> {
-            let mut o = ser.serialize_map(None)?;
-            o.serialize_entry("models", &models)?;
-            o.serialize_entry("providers", &providers)?;
-            o.serialize_entry("skills", &skills)?;
-            o.serialize_entry("mcps", &mcps)?;
-            o.serialize_entry("prompts", &prompts)?;
-            o.serialize_entry("defaultProviderId", &default_provider)?;
-            o.serialize_entry("dialogs", &crate::persist::SeqOut::new(dialogs.iter().map(DialogOut)))?;
-            o.end()
-        };
-        write(&mut ser).expect("serialising to memory cannot fail");
-        // SAFETY-free: serde_json writes UTF-8 only.
-        String::from_utf8(out).expect("serde_json writes UTF-8")
+        let mut o = ser.serialize_map(None)?;
+        o.serialize_entry("models", &models)?;
+        o.serialize_entry("providers", &providers)?;
+        o.serialize_entry("skills", &skills)?;
+        o.serialize_entry("mcps", &mcps)?;
+        o.serialize_entry("prompts", &prompts)?;
+        o.serialize_entry("defaultProviderId", &default_provider)?;
+        o.serialize_entry("dialogs", &crate::persist::SeqOut::new(dialogs.iter().map(DialogOut)))?;
+        o.end()
     }
 
     /// `from_json` on JSON text: the dialogs' messages are read straight into structs, no
     /// `Value` tree is built for them. Err when the text is not a JSON object.
     pub fn from_json_text(&self, text: &str) -> Result<bool, crate::Error> {
-        let doc = crate::persist::parse_center(text)?;
+        Ok(self.apply_json(crate::persist::parse_center(text)?))
+    }
+
+    /// Replaces everything but functions; old dialogs are aborted and dropped, saved ones
+    /// restored. An empty object changes nothing and returns false.
+    pub fn from_json(&self, o: &Map<String, Value>) -> bool {
+        self.apply_json(CenterDoc::from_map(o))
+    }
+
+    /// Applies the Center document as the one reader (`persist::CenterDoc`) read it.
+    fn apply_json(&self, doc: CenterDoc) -> bool {
         if !doc.any {
-            return Ok(false);
+            return false;
         }
         let dialogs = doc
             .dialogs
             .into_iter()
             .map(|d| {
                 let dialog = Dialog::new(self);
-                dialog.apply_json(&d.rest, d.messages);
+                dialog.apply_json(d);
                 dialog
             })
             .collect();
         self.replace_all(&doc.rest, dialogs);
-        Ok(true)
-    }
-
-    /// Replaces everything but functions; old dialogs are aborted and dropped, saved ones
-    /// restored. An empty object changes nothing and returns false.
-    pub fn from_json(&self, o: &Map<String, Value>) -> bool {
-        if o.is_empty() {
-            return false;
-        }
-        let dialogs = array_objects(o, "dialogs")
-            .map(|d| {
-                let dialog = Dialog::new(self);
-                dialog.from_json(d);
-                dialog
-            })
-            .collect();
-        self.replace_all(o, dialogs);
         true
     }
 
-    /// The body of `from_json`: everything but the dialogs from `o` (its "dialogs" entry is
-    /// not looked at), the dialogs as given.
+    /// Everything but the dialogs from `o` (its "dialogs" entry is not looked at), the dialogs
+    /// as given.
     fn replace_all(&self, o: &Map<String, Value>, dialogs: Vec<Dialog>) {
         let mut next = State::default();
-        for m in array_objects(o, "models") {
+        for m in json::objects(o, "models") {
             let mut model = Model::new();
             model.from_json(m);
             insert(&mut next.models, &model.id.clone(), model);
         }
-        for p in array_objects(o, "providers") {
+        for p in json::objects(o, "providers") {
             let mut provider = Provider::new();
             provider.from_json(p);
             insert(&mut next.providers, &provider.id.clone(), provider);
         }
-        for k in array_objects(o, "skills") {
+        for k in json::objects(o, "skills") {
             let mut skill = Skill::default();
             skill.from_json(k);
             insert(&mut next.skills, &skill.name.clone(), skill);
         }
-        for m in array_objects(o, "mcps") {
+        for m in json::objects(o, "mcps") {
             let mut mcp = Mcp::default();
             mcp.from_json(m);
             insert(&mut next.mcps, &mcp.name.clone(), mcp);
         }
-        for p in array_objects(o, "prompts") {
+        for p in json::objects(o, "prompts") {
             let mut prompt = Prompt::default();
             prompt.from_json(p);
             insert(&mut next.prompts, &prompt.name.clone(), prompt);
@@ -477,8 +455,13 @@ impl Center {
     }
 }
 
-fn array_objects<'a>(o: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Map<String, Value>> {
-    o.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+/// The Center as `serde::Serialize` (its one writer).
+struct CenterOut<'a>(&'a Center);
+
+impl serde::Serialize for CenterOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_json(s)
+    }
 }
 
 #[cfg(test)]

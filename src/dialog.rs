@@ -596,22 +596,11 @@ impl Dialog {
     /// `id, branchFromId, providerId, modelId, capabilityRequirement, messages, skills, mcps,
     /// prompts`; functions and streaming state are not saved.
     pub fn to_json(&self) -> Value {
-        self.read(|s| {
-            let mut o = Map::new();
-            o.insert("id".into(), s.id.clone().into());
-            o.insert("branchFromId".into(), s.branch_from_id.clone().into());
-            o.insert("providerId".into(), s.provider_id.clone().into());
-            o.insert("modelId".into(), s.model_id.clone().into());
-            o.insert("capabilityRequirement".into(), s.requirement.into());
-            o.insert("messages".into(), s.messages.iter().map(Message::to_json).collect());
-            o.insert("skills".into(), s.skills.iter().map(Skill::to_json).collect());
-            o.insert("mcps".into(), s.mcps.iter().map(Mcp::to_json).collect());
-            o.insert("prompts".into(), s.prompts.iter().map(Prompt::to_json).collect());
-            Value::Object(o)
-        })
+        serde_json::to_value(DialogOut(self)).expect("a dialog serialises to JSON")
     }
 
-    /// Writes what `to_json` returns, straight to `s` (no `Value` tree), under the lock.
+    /// The one writer of a dialog's JSON (`to_json` and the Center document): straight to `s`,
+    /// under the lock.
     pub(crate) fn serialize_json<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use crate::persist::{MessageOut, SeqOut};
         use serde::ser::SerializeMap;
@@ -632,31 +621,28 @@ impl Dialog {
 
     /// Applies every field; returns whether an id was restored.
     pub fn from_json(&self, o: &Map<String, Value>) -> bool {
-        let messages = objects(o, "messages").map(|m| {
-            let mut message = Message::default();
-            message.from_json(m);
-            message
-        });
-        self.apply_json(o, messages.collect())
+        self.apply_json(crate::persist::read_map(o))
     }
 
-    /// `from_json` with the messages already read (`o`'s own "messages" entry, if any, is
-    /// not looked at): the Center document reader reads them straight into structs.
-    pub(crate) fn apply_json(&self, o: &Map<String, Value>, messages: Vec<Message>) -> bool {
+    /// Applies a saved dialog as the one reader (`persist::DialogDoc`) read it, from a `Map`
+    /// or from the Center document's text.
+    pub(crate) fn apply_json(&self, doc: crate::persist::DialogDoc) -> bool {
+        let crate::persist::DialogDoc { messages, rest } = doc;
+        let o = &rest;
         let mut skills = Vec::new();
-        for k in objects(o, "skills") {
+        for k in json::objects(o, "skills") {
             let mut skill = Skill::default();
             skill.from_json(k);
             upsert(&mut skills, skill, |k| &k.name);
         }
         let mut mcps = Vec::new();
-        for m in objects(o, "mcps") {
+        for m in json::objects(o, "mcps") {
             let mut mcp = Mcp::default();
             mcp.from_json(m);
             upsert(&mut mcps, mcp, |m| &m.name);
         }
         let mut prompts = Vec::new();
-        for p in objects(o, "prompts") {
+        for p in json::objects(o, "prompts") {
             let mut prompt = Prompt::default();
             prompt.from_json(p);
             upsert(&mut prompts, prompt, |p| &p.name);
@@ -687,9 +673,13 @@ impl Dialog {
     }
 }
 
-/// The object elements of the array at `key`.
-fn objects<'a>(o: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Map<String, Value>> {
-    o.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+/// A dialog as `serde::Serialize` (its one writer).
+pub(crate) struct DialogOut<'a>(pub &'a Dialog);
+
+impl serde::Serialize for DialogOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_json(s)
+    }
 }
 
 impl Drop for Shared {

@@ -38,6 +38,12 @@ pub fn integral(v: &Value) -> Option<i64> {
 
 /// The strings of the array at `key`; non-string elements read as "" (Qt's `toVariantList` of
 /// a `QStringList`), a non-array as empty.
+/// The object elements of the array at `key` (SPEC §F: other elements are skipped, a
+/// non-array reads as none).
+pub fn objects<'a>(obj: &'a Map<String, Value>, key: &str) -> impl Iterator<Item = &'a Map<String, Value>> {
+    obj.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+}
+
 pub fn string_list(obj: &Map<String, Value>, key: &str) -> Vec<String> {
     match obj.get(key) {
         Some(Value::Array(items)) => items

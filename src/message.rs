@@ -1,7 +1,6 @@
 //! One message of a conversation (SPEC §B.1, seeds/Message.md): both the local record and the
 //! element of the request's `messages` array.
 
-use crate::json;
 use crate::text::Text;
 use serde_json::{Map, Value};
 
@@ -104,23 +103,10 @@ impl Message {
 
     /// Overwrites every field; returns whether the role was recognised. An unknown role reads
     /// as User: answering it as user input does less harm than dropping it.
+    /// (One reader for this and the Center document: `persist`'s `FromEntries for Message`.)
     pub fn from_json(&mut self, o: &Map<String, Value>) -> bool {
-        let role = o.get("role").and_then(Value::as_str).and_then(Role::from_name);
-        self.role = role.unwrap_or(Role::User);
-        self.content = json::string(o, "content").into();
-        self.name = json::string(o, "name");
-        self.tool_call_id = json::string(o, "toolCallId");
-        self.tool_calls = json::string(o, "toolCalls");
-        self.reasoning = json::string(o, "reasoning");
-        self.images = match o.get("images") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(Value::as_object)
-                .map(|i| Image { url: json::string(i, "url"), detail: json::string(i, "detail") })
-                .collect(),
-            _ => Vec::new(),
-        };
-        role.is_some()
+        *self = crate::persist::read_map(o);
+        o.get("role").and_then(Value::as_str).and_then(Role::from_name).is_some()
     }
 
     pub fn image_urls(&self) -> Vec<String> {

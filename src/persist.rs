@@ -1,14 +1,16 @@
-//! The Center document (SPEC §C `toJson`/`fromJson`) written and read in one pass, without a
-//! `serde_json::Value` tree for the bulk of it (the dialogs' messages).
+//! How messages, dialogs and the Center document are written and read (SPEC §C, §D, §F): one
+//! writer and one lenient reader per type, used by both the `Value` path (`to_json` /
+//! `from_json(&Map)`) and the text path (`Center::to_json_string` / `from_json_text`), so a
+//! new field is one edit.
 //!
-//! * Writing: `Serialize` views over the live state produce exactly the text that
-//!   `Center::to_json().to_string()` produces (same keys, same order, same numbers).
-//! * Reading: lenient typed `Deserialize` visitors that apply the same rules as the
-//!   `from_json(&Map)` functions (SPEC §F): a wrongly-typed value reads as the type's empty
-//!   value, non-object elements of an object array are skipped, unknown keys are ignored,
-//!   and a repeated key counts once with its last value (as in a `serde_json::Map`). Only the
-//!   messages are read straight into structs; every other field (small) is collected into a
-//!   `Map` and goes through the existing `from_json` code.
+//! * Writing: `Serialize` views over the live state (`MessageOut` here, `Dialog::serialize_json`,
+//!   `Center::serialize_json`); `to_json()` is `serde_json::to_value` of the same view.
+//! * Reading: lenient `Deserialize` visitors (SPEC §F): a wrongly-typed value reads as the
+//!   type's empty value, non-object elements of an object array are skipped, unknown keys are
+//!   ignored, and a repeated key counts once with its last value (as in a `serde_json::Map`).
+//!   They read from text or from a `&Map` alike. Only the messages are read straight into
+//!   structs; every other field (small) is collected into a `Map` and read by its type's
+//!   `from_json`.
 
 use crate::message::{Image, Message, Role};
 use crate::text::Text;
@@ -367,6 +369,31 @@ impl<'de> Deserialize<'de> for CenterDoc {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+/// Reads `T` from an object already parsed (the `from_json(&Map)` path).
+pub(crate) fn read_map<T: FromEntries>(o: &Map<String, Value>) -> T {
+    struct Entries<'t, T>(&'t mut T);
+    impl<'de, T: FromEntries> Visitor<'de> for Entries<'_, T> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<(), A::Error> {
+            self.0.read_entries(a)
+        }
+    }
+    let mut item = T::default();
+    // The readers accept any value, so reading from a `Value` cannot fail.
+    de::Deserializer::deserialize_map(o, Entries(&mut item)).expect("the lenient readers accept every JSON value");
+    item
+}
+
+impl CenterDoc {
+    /// Reads the Center document from an object already parsed.
+    pub(crate) fn from_map(o: &Map<String, Value>) -> CenterDoc {
+        CenterDoc::deserialize(o).expect("the lenient readers accept every JSON value")
     }
 }
 
