@@ -3,7 +3,8 @@
 // Center: the global ViCenter plus the Dialog wrappers of the dialogs registered in it.
 #include <Agent/Center.h>
 
-#include "DialogBridge.h"
+#include "Dialog_p.h"
+#include "Function_p.h"
 #include "Handles.h"
 #include "Strings.h"
 

@@ -1,15 +1,315 @@
 // SPDX-License-Identifier: MIT
 //
-// Dialog: one reference to a core dialog plus the event bridge (DialogBridge.h).
+// Dialog: one reference to a core dialog, and the event bridge that brings the core's events
+// onto the Dialog's thread (Dialog_p.h says how).
 #include <Agent/Dialog.h>
 
-#include "DialogBridge.h"
+#include "Dialog_p.h"
+#include "Function_p.h"
 #include "Handles.h"
 #include "Strings.h"
 
 #include <Agent/Function.h>
 
+#include <QtCore/QMetaObject>
 #include <QtCore/QMutexLocker>
+#include <QtCore/QStringDecoder>
+#include <QtCore/QThread>
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+namespace Visindigo::Agent::Internal {
+
+using Visindigo::Utility::JsonConfig;
+
+// ---- delivery ------------------------------------------------------------------------------
+
+namespace {
+
+void drain(const GuardPtr& guard);
+
+// Whether an event for `dialog` is delivered at once rather than queued: on the dialog's
+// thread with nothing waiting, as with no queue at all. Called with the guard's mutex held.
+bool deliversAtOnce(const DialogGuard& guard, const Dialog* dialog)
+{
+    return !guard.posted && guard.queue.isEmpty() && QThread::currentThread() == dialog->thread();
+}
+
+// Posts the drain unless one is queued or running. Called with the guard's mutex held and
+// the dialog alive.
+void schedule(const GuardPtr& guard, Dialog* dialog)
+{
+    if (guard->posted)
+        return;
+    guard->posted = true;
+    QMetaObject::invokeMethod(dialog, [guard]() { drain(guard); }, Qt::QueuedConnection);
+}
+
+void emitText(Dialog* dialog, DeliveryQueue::Kind kind, const QString& text)
+{
+    if (kind == DeliveryQueue::Delta)
+        Q_EMIT dialog->streamDelta(text);
+    else
+        Q_EMIT dialog->streamReasoning(text);
+}
+
+// Gives the emptied buffers of a delivered batch back to the producer, so a long stream fills
+// the same allocation again instead of regrowing one per drain. A buffer grown past a burst
+// (over 1 Mi UTF-16 units) is released instead.
+void recycle(const GuardPtr& guard, DeliveryQueue& batch)
+{
+    if (batch.texts.capacity() > (1 << 20))
+        return;
+    batch.items.clear();
+    batch.texts.resize(0); // keeps the capacity
+    QMutexLocker lock(&guard->mutex);
+    if (guard->queue.isEmpty() && guard->queue.texts.capacity() < batch.texts.capacity())
+        std::swap(guard->queue, batch);
+}
+
+// On the dialog's thread: delivers what was queued when it started, one signal per event.
+void drain(const GuardPtr& guard)
+{
+    DeliveryQueue batch;
+    {
+        QMutexLocker lock(&guard->mutex);
+        std::swap(batch, guard->queue);
+    }
+    const size_t n = batch.items.size();
+    bool released = false; // `posted` handed back before the last delivery
+    qsizetype offset = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i + 1 == n) {
+            // Before the last delivery: when nothing else waits, let events raised by its
+            // slots on this thread be delivered at once again (as with no queue at all).
+            QMutexLocker lock(&guard->mutex);
+            if (guard->queue.isEmpty()) {
+                guard->posted = false;
+                released = true;
+            }
+        }
+        // Only this thread destroys the dialog (and nulls the pointer), so reading it here
+        // without the mutex is race-free; a slot may have deleted it meanwhile.
+        Dialog* dialog = guard->dialog;
+        if (!dialog)
+            return;
+        const DeliveryQueue::Item item = batch.items[i];
+        if (item.kind == DeliveryQueue::Task) {
+            std::function<void(Dialog*)> task = std::move(batch.tasks.front());
+            batch.tasks.pop_front();
+            task(dialog);
+        } else {
+            const QString text(batch.texts.constData() + offset, qsizetype(item.length));
+            offset += qsizetype(item.length);
+            emitText(dialog, item.kind, text);
+        }
+    }
+    recycle(guard, batch);
+    if (released)
+        return;
+    QMutexLocker lock(&guard->mutex);
+    Dialog* dialog = guard->dialog;
+    if (!dialog)
+        return;
+    guard->posted = false;
+    if (!guard->queue.isEmpty())
+        schedule(guard, dialog);
+}
+
+} // namespace
+
+bool dispatch(const GuardPtr& guard, std::function<void(Dialog*)> task)
+{
+    QMutexLocker lock(&guard->mutex);
+    Dialog* dialog = guard->dialog;
+    if (!dialog)
+        return false;
+    if (deliversAtOnce(*guard, dialog)) {
+        // On the dialog's thread with nothing queued: deliver now. Only this thread may
+        // destroy the dialog, so it stays valid without the lock (which must not be held
+        // while user slots run: they may append messages themselves).
+        lock.unlock();
+        task(dialog);
+        return true;
+    }
+    guard->queue.items.push_back({DeliveryQueue::Task, 0});
+    guard->queue.tasks.push_back(std::move(task));
+    schedule(guard, dialog);
+    return true;
+}
+
+namespace {
+
+// Appends a streamed piece of text to `queue`, packed (see Dialog_p.h). Called with the
+// guard's mutex held.
+void packText(DeliveryQueue& queue, DeliveryQueue::Kind kind, ViStr text)
+{
+    QString& texts = queue.texts;
+    const qsizetype before = texts.size();
+    if (text.data && text.len) {
+        // Decoded straight into the buffer (UTF-16 never needs more units than UTF-8 bytes).
+        const qsizetype needed = before + qsizetype(text.len);
+        if (texts.capacity() < needed)
+            texts.reserve(std::max(needed, 2 * texts.capacity()));
+        texts.resize(needed);
+        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+        QChar* end = decoder.appendToBuffer(texts.data() + before, QByteArrayView(text.data, qsizetype(text.len)));
+        texts.truncate(end - texts.constData());
+    }
+    queue.items.push_back({kind, quint32(texts.size() - before)});
+}
+
+// A streamed piece of text: emitted at once on the dialog's thread with nothing waiting,
+// queued otherwise.
+void dispatchText(const GuardPtr& guard, DeliveryQueue::Kind kind, ViStr text)
+{
+    QMutexLocker lock(&guard->mutex);
+    Dialog* dialog = guard->dialog;
+    if (!dialog)
+        return;
+    if (deliversAtOnce(*guard, dialog)) {
+        lock.unlock();
+        emitText(dialog, kind, toQString(text));
+        return;
+    }
+    packText(guard->queue, kind, text);
+    schedule(guard, dialog);
+}
+
+std::function<void(Dialog*)> taskFor(const ViEvent& event)
+{
+    switch (event.kind) {
+    case VI_EVENT_KIND_MESSAGE_APPENDED: {
+        const qint32 index = qint32(event.index);
+        return [index](Dialog* d) { Q_EMIT d->messageAppended(index); };
+    }
+    case VI_EVENT_KIND_STREAM_BEGAN:
+        return [](Dialog* d) { Q_EMIT d->streamBegan(); };
+    case VI_EVENT_KIND_STREAM_DELTA:
+    case VI_EVENT_KIND_STREAM_REASONING:
+        break; // packed, see onEvent
+    case VI_EVENT_KIND_STREAM_ENDED: {
+        QString text = toQString(event.text);
+        return [text](Dialog* d) { Q_EMIT d->streamEnded(text); };
+    }
+    case VI_EVENT_KIND_RUN_FAILED: {
+        QString text = toQString(event.text);
+        return [text](Dialog* d) { Q_EMIT d->runFailed(text); };
+    }
+    case VI_EVENT_KIND_MODEL_FALLBACK: {
+        QString from = toQString(event.from_model_id);
+        QString to = toQString(event.to_model_id);
+        QString reason = toQString(event.text);
+        return [from, to, reason](Dialog* d) { Q_EMIT d->modelFallback(from, to, reason); };
+    }
+    case VI_EVENT_KIND_MCP_FAILED: {
+        QString server = toQString(event.server_name);
+        QString text = toQString(event.text);
+        return [server, text](Dialog* d) { Q_EMIT d->mcpFailed(server, text); };
+    }
+    }
+    return {}; // an event kind this layer does not know: ignored
+}
+
+// The packed kind of a streamed text event; Task for the others.
+DeliveryQueue::Kind kindOf(const ViEvent& event)
+{
+    switch (event.kind) {
+    case VI_EVENT_KIND_STREAM_DELTA:
+        return DeliveryQueue::Delta;
+    case VI_EVENT_KIND_STREAM_REASONING:
+        return DeliveryQueue::Reasoning;
+    default:
+        return DeliveryQueue::Task;
+    }
+}
+
+// One event through the ordinary route (dispatch / dispatchText).
+void deliverOne(const GuardPtr& guard, const ViEvent& event)
+{
+    const DeliveryQueue::Kind kind = kindOf(event);
+    if (kind != DeliveryQueue::Task) {
+        dispatchText(guard, kind, event.text);
+        return;
+    }
+    std::function<void(Dialog*)> task = taskFor(event);
+    if (task)
+        dispatch(guard, std::move(task));
+}
+
+void onEvents(void* userData, const ViEvent* events, size_t count)
+{
+    // Must not unwind into the library.
+    try {
+        if (!userData || !events)
+            return;
+        const GuardPtr& guard = *static_cast<GuardPtr*>(userData);
+        QMutexLocker lock(&guard->mutex);
+        Dialog* dialog = guard->dialog;
+        if (!dialog)
+            return;
+        if (deliversAtOnce(*guard, dialog)) {
+            // On the dialog's thread with nothing waiting (a direct edit): one at a time, as
+            // with no queue, since a slot may queue more or delete the dialog in between.
+            lock.unlock();
+            for (size_t i = 0; i < count; ++i)
+                deliverOne(guard, events[i]);
+            return;
+        }
+        // Otherwise the whole batch (typically every chunk of one network read) is queued
+        // under one lock, behind one drain.
+        try {
+            for (size_t i = 0; i < count; ++i) {
+                const DeliveryQueue::Kind kind = kindOf(events[i]);
+                if (kind != DeliveryQueue::Task) {
+                    packText(guard->queue, kind, events[i].text);
+                    continue;
+                }
+                std::function<void(Dialog*)> task = taskFor(events[i]);
+                if (!task)
+                    continue;
+                guard->queue.items.push_back({DeliveryQueue::Task, 0});
+                guard->queue.tasks.push_back(std::move(task));
+            }
+        } catch (...) {
+            // Out of memory part-way: what was queued is still delivered.
+        }
+        if (!guard->queue.isEmpty())
+            schedule(guard, dialog);
+    } catch (...) {
+    }
+}
+
+void destroyGuard(void* userData)
+{
+    delete static_cast<GuardPtr*>(userData);
+}
+
+} // namespace
+
+GuardPtr attach(ViDialog* handle, Dialog* dialog)
+{
+    auto guard = std::make_shared<DialogGuard>();
+    guard->dialog = dialog;
+    auto* userData = new GuardPtr(guard);
+    if (vi_dialog_set_event_callback(handle, &onEvents, userData, &destroyGuard) != VI_STATUS_OK)
+        delete userData; // not registered (NULL handle): no destroy call will come
+    return guard;
+}
+
+void detach(ViDialog* handle, const GuardPtr& guard)
+{
+    if (guard) {
+        QMutexLocker lock(&guard->mutex);
+        guard->dialog = nullptr;
+    }
+    if (handle)
+        vi_dialog_set_event_callback(handle, nullptr, nullptr, nullptr);
+}
+
+} // namespace Visindigo::Agent::Internal
 
 namespace Visindigo::Agent {
 

@@ -3,10 +3,8 @@
 //!
 //! Writes go through one writer task fed by a channel, so a caller that is dropped half-way
 //! can never leave half a message in the pipe. A supervisor task owns the child and reaps it.
-//! Shutdown: close stdin, wait up to 2 s, SIGTERM, wait up to 2 s, SIGKILL, reap.
-//!
-//! The child is spawned from a runtime worker thread (these live as long as the process), so
-//! `PR_SET_PDEATHSIG`, which fires when the spawning *thread* ends, means "the host died".
+//! Shutdown: close stdin, wait up to 2 s, SIGTERM, wait up to 2 s, SIGKILL, reap (the platform
+//! parts are in `children.rs`).
 
 use super::children;
 use super::jsonrpc::Rpc;
@@ -25,7 +23,7 @@ const LINE_LIMIT: usize = 64 * 1024 * 1024;
 const GRACE: Duration = Duration::from_secs(2);
 
 pub(crate) struct Stdio {
-    pid: libc::pid_t,
+    pid: children::Pid,
     outgoing: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     /// Some(description of the exit status) once the child has been reaped.
@@ -43,20 +41,9 @@ impl Stdio {
             .stdout(Piped::piped())
             .stderr(Piped::piped())
             .kill_on_drop(false);
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            command.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
-                if libc::getppid() != parent {
-                    // The host died before the death signal was armed.
-                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
-                }
-                Ok(())
-            });
-        }
+        children::end_with_host(&mut command);
         let mut child = command.spawn().map_err(|e| format!("could not start \"{}\": {e}", config.command))?;
-        let pid = child.id().map(|p| p as libc::pid_t).ok_or("the server exited at once")?;
+        let pid = child.id().ok_or("the server exited at once")?;
         children::track(pid);
         let stdin = child.stdin.take().ok_or("no stdin pipe")?;
         let stdout = child.stdout.take().ok_or("no stdout pipe")?;
@@ -146,14 +133,13 @@ impl Stdio {
     pub async fn shutdown(&self) {
         self.outgoing.lock().unwrap_or_else(|e| e.into_inner()).take();
         let mut exited = self.exited.clone();
-        for signal in [Some(libc::SIGTERM), Some(libc::SIGKILL), None] {
+        for signal in [Some(children::Signal::Terminate), Some(children::Signal::Kill), None] {
             if tokio::time::timeout(GRACE, exited.wait_for(Option::is_some)).await.is_ok() {
                 return;
             }
             let Some(signal) = signal else { return };
             if exited.borrow().is_none() {
-                // SAFETY: the child has not been reaped, so the pid is still ours.
-                unsafe { libc::kill(self.pid, signal) };
+                children::signal(self.pid, signal);
             }
         }
     }

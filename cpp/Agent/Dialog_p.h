@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 //
-// Internal (not installed): the thread bridge between the Rust core's callbacks and the
-// Qt objects (Dialog signals, Function calls).
+// Internal (not installed): Dialog's private class and its event bridge (in Dialog.cpp),
+// which carries the Rust core's callbacks onto the Dialog's thread.
 //
 // Every Dialog registers ONE event callback whose user_data is a heap
 // `std::shared_ptr<DialogGuard>` (released by the core through the destroy callback). The
@@ -24,13 +24,8 @@
 // null the pointer, so nothing is posted to a Dialog being destroyed, and a drain that is
 // already queued is discarded with the QObject (or finds the pointer null and stops).
 //
-// Host functions: a registered Function is owned by a FunctionOwner kept in a process-wide
-// table keyed by the Function pointer (the ViFunction's user_data, so getFunction() can
-// cast it back). The core's destroy callback drops the table's reference; a call in
-// flight holds its own, so a Function removed while its call waits in a queue is deleted
-// only after that call.
-#ifndef VISINDIGO_AGENT_INTERNAL_DIALOGBRIDGE_H
-#define VISINDIGO_AGENT_INTERNAL_DIALOGBRIDGE_H
+#ifndef VISINDIGO_AGENT_DIALOG_P_H
+#define VISINDIGO_AGENT_DIALOG_P_H
 
 #include <Agent/Dialog.h>
 #include <visindigo_agent.h>
@@ -44,8 +39,6 @@
 #include <vector>
 
 namespace Visindigo::Agent {
-
-class Function;
 
 namespace Internal {
 
@@ -82,10 +75,6 @@ GuardPtr attach(ViDialog* handle, Dialog* dialog);
 // The destructor's half: after it no task reaches `dialog`; then clears the callback.
 void detach(ViDialog* handle, const GuardPtr& guard);
 
-// Wraps a Function (taking ownership) into a ViFunction ready to be registered; on
-// failure the Function is deleted and nullptr returned.
-ViFunction* makeFunction(Function* function);
-
 } // namespace Internal
 
 class DialogPrivate
@@ -103,4 +92,4 @@ public:
 
 } // namespace Visindigo::Agent
 
-#endif // VISINDIGO_AGENT_INTERNAL_DIALOGBRIDGE_H
+#endif // VISINDIGO_AGENT_DIALOG_P_H
