@@ -7,7 +7,7 @@
 // Handles.h).
 //
 // Strings are stored as the core would give them back: setters replace lone surrogates by
-// U+FFFD (validUtf16, Strings.h), so a message reads the same before and after a trip
+// U+FFFD (cpp/Internal/Utf16.h), so a message reads the same before and after a trip
 // through the core.
 #include <Agent/Message.h>
 
@@ -27,7 +27,7 @@ using Internal::ownedJson;
 using Internal::takeJson;
 using Internal::toQString;
 using Internal::Utf8;
-using Internal::validUtf16;
+using Visindigo::Internal::Utf16::withoutLoneSurrogates;
 
 class MessageData : public QSharedData
 {
@@ -138,7 +138,7 @@ Message::Message(Role role, const QString& content)
     : d(MessageData::adoptable(), QAdoptSharedDataTag{})
 {
     d->role = roleOf(uint32_t(role)); // a value outside the enum reads as User
-    d->content = validUtf16(content);
+    d->content = withoutLoneSurrogates(content);
 }
 
 Message::Message(const Message& other) = default;
@@ -169,31 +169,31 @@ Message& Message::setRole(Role role)
 
 Message& Message::setContent(const QString& content)
 {
-    mut()->content = validUtf16(content);
+    mut()->content = withoutLoneSurrogates(content);
     return *this;
 }
 
 Message& Message::setName(const QString& name)
 {
-    mut()->name = validUtf16(name);
+    mut()->name = withoutLoneSurrogates(name);
     return *this;
 }
 
 Message& Message::setToolCallID(const QString& id)
 {
-    mut()->toolCallId = validUtf16(id);
+    mut()->toolCallId = withoutLoneSurrogates(id);
     return *this;
 }
 
 Message& Message::setToolCalls(const QString& rawJsonArray)
 {
-    mut()->toolCalls = validUtf16(rawJsonArray);
+    mut()->toolCalls = withoutLoneSurrogates(rawJsonArray);
     return *this;
 }
 
 Message& Message::setReasoning(const QString& reasoning)
 {
-    mut()->reasoning = validUtf16(reasoning);
+    mut()->reasoning = withoutLoneSurrogates(reasoning);
     return *this;
 }
 
@@ -241,7 +241,7 @@ bool Message::fromJson(const Visindigo::Utility::JsonConfig& json)
 
 Message& Message::addImageURL(const QString& url, const QString& detail)
 {
-    mut()->images.append({validUtf16(url), validUtf16(detail)});
+    mut()->images.append({withoutLoneSurrogates(url), withoutLoneSurrogates(detail)});
     return *this;
 }
 

@@ -15,6 +15,8 @@
 //   independent of the document size.
 #include "Utility/JsonConfig.h"
 
+#include "../Internal/Utf16.h"
+
 #include <QtCore/QHash>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonObject>
@@ -969,36 +971,6 @@ QJsonParseError JsonConfig::parse(const QString& jsonStr)
     return error;
 }
 
-namespace {
-
-// Qt writes a lone UTF-16 surrogate (a QString may hold one) as a backslash-u escape of
-// the surrogate (U+D800..U+DFFF), and every valid pair as raw UTF-8; strict parsers
-// (serde_json on the Rust side) reject such escapes. Rewrites each of them as the escape of
-// U+FFFD, in place (same length). Escapes only occur inside strings, and an escaped
-// backslash is skipped as a pair, so text that merely looks like an escape is left alone.
-void replaceSurrogateEscapes(QByteArray& json)
-{
-    if (!json.contains("\\ud") && !json.contains("\\uD"))
-        return;
-    char* data = json.data();
-    const qsizetype size = json.size();
-    for (qsizetype i = 0; i + 1 < size; ++i) {
-        if (data[i] != '\\')
-            continue;
-        if (data[i + 1] == 'u' && i + 5 < size) {
-            const int h0 = hexDigit(data[i + 2]);
-            const int h1 = hexDigit(data[i + 3]);
-            if (h0 == 0xd && h1 >= 0x8 && hexDigit(data[i + 4]) >= 0 && hexDigit(data[i + 5]) >= 0)
-                std::memcpy(data + i + 2, "fffd", 4);
-            i += 5;
-        } else {
-            ++i; // the escaped character, whatever it is (an escaped backslash included)
-        }
-    }
-}
-
-} // namespace
-
 QByteArray JsonConfig::toUtf8(QJsonDocument::JsonFormat format) const
 {
     // An unparsed document whose text is already what is asked for: the text itself.
@@ -1008,7 +980,8 @@ QByteArray JsonConfig::toUtf8(QJsonDocument::JsonFormat format) const
     const QJsonDocument document = root.isArray() ? QJsonDocument(root.toArray())
                                                   : QJsonDocument(root.toObject());
     QByteArray json = document.toJson(format);
-    replaceSurrogateEscapes(json);
+    // The core rejects Qt's escapes of lone surrogates (cpp/Internal/Utf16.h).
+    Visindigo::Internal::Utf16::repairSurrogateEscapes(json);
     return json;
 }
 
