@@ -29,7 +29,7 @@ using namespace Visindigo::Agent;
 using Visindigo::Utility::JsonConfig;
 
 #ifndef VI_SCRIPTED_SERVER
-#define VI_SCRIPTED_SERVER VISINDIGO_AGENT_CARGO_OUT_DIR "/vi-scripted-server"
+#error "cpp-tests/CMakeLists.txt defines VI_SCRIPTED_SERVER"
 #endif
 
 namespace {
