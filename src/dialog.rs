@@ -705,7 +705,7 @@ mod tests {
         }
     }
 
-    fn dialog_with_recorder() -> (Dialog, Arc<Recorder>) {
+    pub(crate) fn dialog_with_recorder() -> (Dialog, Arc<Recorder>) {
         let d = Dialog::new(&Center::new());
         let r = Arc::new(Recorder::default());
         d.set_sink(Some(r.clone()), HostToken::NONE);

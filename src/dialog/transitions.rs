@@ -159,21 +159,9 @@ impl RunTicket {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{Recorder, dialog_with_recorder};
     use super::*;
-    use crate::center::Center;
-    use crate::event::EventSink;
-    use crate::function::HostToken;
     use crate::message::Role;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Default)]
-    struct Recorder(Mutex<Vec<Event>>);
-
-    impl EventSink for Recorder {
-        fn emit(&self, events: &[Event]) {
-            self.0.lock().unwrap().extend_from_slice(events);
-        }
-    }
 
     impl Recorder {
         fn take(&self) -> Vec<Event> {
@@ -181,16 +169,9 @@ mod tests {
         }
     }
 
-    fn dialog() -> (Dialog, Arc<Recorder>) {
-        let d = Dialog::new(&Center::new());
-        let r = Arc::new(Recorder::default());
-        d.set_sink(Some(r.clone()), HostToken::NONE);
-        (d, r)
-    }
-
     #[test]
     fn a_tool_round_then_an_answer() {
-        let (d, r) = dialog();
+        let (d, r) = dialog_with_recorder();
         let run = d.start_run(CancellationToken::new()).unwrap();
         assert!(d.is_streaming());
         assert!(run.append_stream(vec![Piece::Reasoning("think".into()), Piece::Content("Let me".into())], None));
@@ -226,12 +207,12 @@ mod tests {
 
     #[test]
     fn a_second_run_is_refused_while_one_is_in_progress() {
-        let (d, r) = dialog();
+        let (d, r) = dialog_with_recorder();
         let _run = d.start_run(CancellationToken::new()).unwrap();
         r.take();
         assert!(d.start_run(CancellationToken::new()).is_none());
         assert_eq!(r.take(), vec![Event::RunFailed(ALREADY_RUNNING.into())]);
-        let (manual, r) = dialog();
+        let (manual, r) = dialog_with_recorder();
         manual.begin_assistant_message();
         r.take();
         assert!(manual.start_run(CancellationToken::new()).is_none());
@@ -240,7 +221,7 @@ mod tests {
 
     #[test]
     fn an_abort_silences_the_ticket_and_cancels() {
-        let (d, r) = dialog();
+        let (d, r) = dialog_with_recorder();
         let cancel = CancellationToken::new();
         let run = d.start_run(cancel.clone()).unwrap();
         run.append_stream(vec![Piece::Content("partial".into())], None);
@@ -264,7 +245,7 @@ mod tests {
 
     #[test]
     fn failures_discard_the_round_and_too_many_rounds_ends_it() {
-        let (d, r) = dialog();
+        let (d, r) = dialog_with_recorder();
         let run = d.start_run(CancellationToken::new()).unwrap();
         run.append_stream(vec![Piece::Content("x".into())], None);
         r.take();
@@ -282,7 +263,7 @@ mod tests {
 
     #[test]
     fn a_destroyed_dialog_cancels_its_run() {
-        let (d, _r) = dialog();
+        let (d, _r) = dialog_with_recorder();
         let cancel = CancellationToken::new();
         let run = d.start_run(cancel.clone()).unwrap();
         drop(d);
