@@ -489,3 +489,55 @@ fn a_plain_http_model_follows_http_redirects_and_refuses_one_to_https() {
         other => panic!("expected RunFailed, got {other:?}"),
     }
 }
+
+#[test]
+fn keep_alive_comments_do_not_hold_a_run_open() {
+    // A gateway that only sends `: keep-alive` every 100 ms for 3 s (SPEC §H.1.7): with an idle
+    // timeout of 400 ms and no total timeout, the run fails as idle long before the stream ends.
+    let mut events = vec![chat_chunk_content("a")];
+    for _ in 0..30 {
+        events.push(sleep_ms(100));
+        events.push(vi_scripted_server::comment("keep-alive"));
+    }
+    events.push(done());
+    let srv = chat_server(vec![Step::sse(events)]);
+    let mut m = model("m1", &srv.base_url());
+    m.timeout_ms = 0;
+    m.idle_timeout_ms = 400;
+    let (_c, d, rec) = setup(vec![m]);
+    d.append_message(user("hi"));
+    let start = std::time::Instant::now();
+    d.run();
+    wait_idle(&d);
+    let elapsed = start.elapsed();
+    match rec.take().pop() {
+        Some(Event::RunFailed(message)) => assert!(message.starts_with("[IdleTimeout]"), "{message}"),
+        other => panic!("expected an idle failure, got {other:?}"),
+    }
+    // A correctness bound (the stream lasts 3 s), not a speed assertion.
+    assert!(elapsed < std::time::Duration::from_millis(2500), "{elapsed:?}");
+}
+
+#[test]
+fn the_base_urls_query_is_kept_and_no_referer_is_sent_on_a_redirect() {
+    // Azure OpenAI style (SPEC §H.1.8), then a 307 within the server (SPEC §H.1.3, §H.1.9).
+    let srv = chat_server(vec![]);
+    let moved = format!("{}/moved/chat/completions?api-version=2024-06-01", srv.base_url());
+    srv.set_script(vi_scripted_server::script(vec![
+        Step::sse(vec![]).status(307).header("Location", &moved),
+        Step::sse(vec![chat_chunk_content("ok"), done()]),
+    ]))
+    .unwrap();
+    let base = format!("{}?api-version=2024-06-01", srv.base_url());
+    let (_c, d, _rec) = setup(vec![model("m1", &base)]);
+    d.append_message(user("hi"));
+    d.run();
+    wait_idle(&d);
+    assert_eq!(d.last_message().content, "ok");
+    let requests = srv.requests();
+    assert_eq!(requests[0].path, "/v1/chat/completions?api-version=2024-06-01");
+    assert_eq!(requests[1].path, "/v1/moved/chat/completions?api-version=2024-06-01");
+    assert_eq!(requests[1].method, "POST");
+    assert_eq!(requests[1].body_json, requests[0].body_json, "a 307 repeats the body");
+    assert_eq!(requests[1].header("referer"), None);
+}

@@ -1,6 +1,6 @@
 // chat — a Qt console chat over Visindigo::Agent, the README's first command.
 //
-//   chat [--model model.json] [--history file.json] [--once "question"]
+//   chat [--model model.json] [--history file.json] [--once "question"]   (--once: exit 1 if it failed)
 //
 // The endpoint comes from a model JSON in the native Model::toJson() format (--model), else
 // from OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL. With neither, it runs an offline demo
@@ -185,6 +185,8 @@ int main(int argc, char** argv)
     if (inputClosed)
         pending << parser.value(QStringLiteral("once"));
     bool inReasoning = false;
+    // With --once, the exit status says whether the question was answered: 1 after a failure.
+    bool failed = false;
 
     auto askNext = [&] {
         while (!pending.isEmpty()) {
@@ -198,7 +200,7 @@ int main(int argc, char** argv)
             return;
         }
         if (inputClosed)
-            QCoreApplication::quit();
+            QCoreApplication::exit(failed ? 1 : 0);
         else if (isatty(STDIN_FILENO))
             out(QStringLiteral("\nyou> "));
     };
@@ -232,6 +234,7 @@ int main(int argc, char** argv)
     });
     QObject::connect(dialog, &Dialog::runFailed, [&](const QString& message) {
         out(QStringLiteral("\n  [failed: %1]\n").arg(message));
+        failed = failed || parser.isSet(QStringLiteral("once"));
         save();
         askNext();
     });

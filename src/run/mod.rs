@@ -200,6 +200,10 @@ impl Run {
                 Some(bytes) => decoder.feed(bytes, |data| pending.push(chunk::parse(data))),
                 None => decoder.finish(|data| pending.push(chunk::parse(data))),
             }
+            if !pending.is_empty() {
+                // An event with data: comments and empty events are not progress (SPEC §H.1.7).
+                response.progressed();
+            }
             let done = self
                 .apply(&mut stream, pending.drain(..))
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?

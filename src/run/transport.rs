@@ -1,6 +1,9 @@
 //! HTTP for one attempt: POST the body, wait for the status, then hand out body bytes as they
-//! arrive, enforcing the model's total and idle timeouts (SPEC §B.2). Cancellation is the
-//! caller's: dropping the future or the stream closes the connection.
+//! arrive, enforcing the model's total and idle timeouts (SPEC §B.2). The idle timeout counts
+//! from the last progress the caller reports (`Body::progressed`), not from the last byte, so
+//! keep-alive comments cannot hold a run open (SPEC §H.1.7). Cancellation is the caller's:
+//! dropping the future or the stream closes the connection. No `Referer` is ever sent
+//! (SPEC §H.1.9).
 //!
 //! reqwest on tokio with rustls (ring): a maintained client with streaming bodies, connection
 //! reuse and HTTP/2, and no OpenSSL or C toolchain beyond ring's small build.
@@ -30,6 +33,8 @@ pub struct Request<'a> {
 pub struct Body {
     stream: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
     deadline: Option<Instant>,
+    /// When the idle timeout strikes unless progress is reported before.
+    idle_deadline: Instant,
     idle: Duration,
     idle_ms: i32,
     timeout_ms: i32,
@@ -48,7 +53,7 @@ fn client(url: &reqwest::Url) -> &'static reqwest::Client {
         // reqwest is built without a bundled crypto provider; `Err` means the host already
         // installed one, which serves as well.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(90))
+        reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(90)).referer(false)
     };
     if url.scheme() == "https" {
         return TLS.get_or_init(|| builder().build().unwrap_or_else(|_| reqwest::Client::new()));
@@ -77,18 +82,25 @@ fn client(url: &reqwest::Url) -> &'static reqwest::Client {
     })
 }
 
-/// `<base without trailing slashes>/chat/completions`, http or https only.
+/// `<base path without trailing slashes>/chat/completions`, keeping the base url's query
+/// (`…/deployments/x?api-version=…`: Azure OpenAI and other gateways, SPEC §H.1.8); http or
+/// https only.
 pub fn endpoint(base_url: &str) -> Result<reqwest::Url, Failure> {
-    let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
-    let parsed = reqwest::Url::parse(&url)
+    let mut url = reqwest::Url::parse(base_url.trim())
         .map_err(|e| Failure::new(Kind::InvalidUrl, format!("Model url \"{base_url}\" is not a valid URL: {e}")))?;
-    match parsed.scheme() {
-        "http" | "https" => Ok(parsed),
-        other => Err(Failure::new(
-            Kind::UrlSchemeRejected,
-            format!("Only http and https model urls are allowed, not \"{other}\""),
-        )),
+    match url.scheme() {
+        "http" | "https" => {}
+        other => {
+            return Err(Failure::new(
+                Kind::UrlSchemeRejected,
+                format!("Only http and https model urls are allowed, not \"{other}\""),
+            ));
+        }
     }
+    let path = format!("{}/chat/completions", url.path().trim_end_matches('/'));
+    url.set_path(&path);
+    url.set_fragment(None);
+    Ok(url)
 }
 
 pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
@@ -119,6 +131,8 @@ pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
     let mut body = Body {
         stream: response.bytes_stream().boxed(),
         deadline,
+        // Before the first event, idle counts from the headers (SPEC §H.1.7).
+        idle_deadline: Instant::now() + idle,
         idle,
         idle_ms,
         timeout_ms: request.timeout_ms,
@@ -133,9 +147,10 @@ pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
 }
 
 impl Body {
-    /// The next piece of the body; `None` at its end.
+    /// The next piece of the body; `None` at its end. Bytes alone do not reset the idle
+    /// timeout: `progressed` does.
     pub async fn next(&mut self) -> Result<Option<bytes::Bytes>, Failure> {
-        let limit = limit(self.deadline, self.idle);
+        let limit = self.deadline.map_or(self.idle_deadline, |d| d.min(self.idle_deadline));
         match tokio::time::timeout_at(limit, self.stream.next()).await {
             Ok(None) => Ok(None),
             Ok(Some(Ok(bytes))) => Ok(Some(bytes)),
@@ -144,12 +159,21 @@ impl Body {
         }
     }
 
-    /// Reads up to `max` bytes (lossy UTF-8), for error bodies and plain JSON answers.
+    /// Restarts the idle timeout: what arrived was progress (an event with data).
+    pub fn progressed(&mut self) {
+        self.idle_deadline = Instant::now() + self.idle;
+    }
+
+    /// Reads up to `max` bytes (lossy UTF-8), for error bodies and plain JSON answers; every
+    /// byte of these is progress.
     pub async fn read_to_limit(&mut self, max: usize) -> Result<String, Failure> {
         let mut bytes = Vec::new();
         while bytes.len() < max {
             match self.next().await? {
-                Some(piece) => bytes.extend_from_slice(&piece[..piece.len().min(max - bytes.len())]),
+                Some(piece) => {
+                    self.progressed();
+                    bytes.extend_from_slice(&piece[..piece.len().min(max - bytes.len())]);
+                }
                 None => break,
             }
         }
@@ -238,6 +262,11 @@ mod tests {
     #[test]
     fn endpoint_strips_trailing_slashes_and_rejects_other_schemes() {
         assert_eq!(endpoint("http://h:1/v1//").unwrap().as_str(), "http://h:1/v1/chat/completions");
+        assert_eq!(endpoint("http://h:1").unwrap().as_str(), "http://h:1/chat/completions");
+        assert_eq!(
+            endpoint("https://r.openai.azure.com/openai/deployments/x/?api-version=2024-06-01#f").unwrap().as_str(),
+            "https://r.openai.azure.com/openai/deployments/x/chat/completions?api-version=2024-06-01"
+        );
         assert_eq!(endpoint("ftp://h/v1").unwrap_err().kind, Kind::UrlSchemeRejected);
         assert_eq!(endpoint("not a url").unwrap_err().kind, Kind::InvalidUrl);
     }
