@@ -105,6 +105,9 @@ enum ViEventKind
   VI_EVENT_KIND_MODEL_FALLBACK = 7,
   // `server_name` could not be used; `text` says why.
   VI_EVENT_KIND_MCP_FAILED = 8,
+  // Every model failed with `text` as the last reason; pass `attempt` (1, 2, …) over the
+  // provider's models starts after `delay_ms`.
+  VI_EVENT_KIND_RETRYING = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -137,6 +140,10 @@ typedef struct ViMessageList ViMessageList;
 // A model (opaque).
 typedef struct ViModel ViModel;
 
+// The settings a host hook fills in for one request (opaque; borrowed, valid only during the
+// hook's call).
+typedef struct ViNetworkSettings ViNetworkSettings;
+
 // A prompt template (opaque).
 typedef struct ViPrompt ViPrompt;
 
@@ -168,6 +175,10 @@ typedef struct ViEvent {
   struct ViStr from_model_id;
   struct ViStr to_model_id;
   struct ViStr server_name;
+  // `Retrying` only (else 0).
+  int32_t attempt;
+  // `Retrying` only (else 0).
+  int32_t delay_ms;
 } ViEvent;
 
 // Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
@@ -203,6 +214,17 @@ typedef void (*ViFunctionInvoke)(void *user_data,
 // Releases the host's object once the library holds no reference to it any more; may fire on
 // any thread.
 typedef void (*ViFunctionDestroy)(void *user_data);
+
+// Asked before every request (model and MCP HTTP) with the request's url (`len` bytes of
+// UTF-8, not NUL-terminated): fill `settings` with what the host's own configuration says for
+// it, or leave it as it is. Fires on a library thread, any of them; must be quick and must
+// not throw or unwind. What it sets adds to the `vi_network_*` defaults: its proxy wins over
+// theirs, its CA certificates add to theirs, its client identity wins, and verification is
+// off when either turns it off.
+typedef void (*ViNetworkConfigure)(void *user_data,
+                                   const char *url,
+                                   size_t len,
+                                   struct ViNetworkSettings *settings);
 
 #ifdef __cplusplus
 extern "C" {
@@ -827,6 +849,54 @@ ViStatus vi_model_to_json(const struct ViModel *model, struct ViString **json_ou
 // Applies JSON object text; `*id_read_out` (optional) tells whether a non-empty id was read.
 ViStatus vi_model_from_json(struct ViModel *model, const char *json, size_t len, bool *id_read_out);
 
+// Installs the host hook (`configure` NULL removes it). The previous hook's `destroy` fires
+// once no request can call it any more.
+ViStatus vi_network_set_host_configuration(ViNetworkConfigure configure,
+                                           void *user_data,
+                                           ViUserDataDestroy destroy);
+
+// The default proxy, used when the host hook names none: `http://[user:password@]host:port`
+// (CONNECT for https urls), `socks5://…` or `socks5h://…` (names resolved by the proxy), user
+// and password percent-encoded; "" removes it. Without one the environment's `https_proxy`,
+// `http_proxy`, `all_proxy` and `no_proxy` apply, as curl reads them. `VI_STATUS_INVALID_ARGUMENT`
+// for anything else.
+ViStatus vi_network_set_proxy(const char *url, size_t len);
+
+// Trusts the CA certificates in `pem` (one or more PEM blocks) in addition to the platform's
+// store and `SSL_CERT_FILE` / `SSL_CERT_DIR`. `VI_STATUS_INVALID_ARGUMENT` when it holds no
+// readable certificate.
+ViStatus vi_network_add_ca_pem(const char *pem, size_t len);
+
+// The client identity for servers that ask for one (mutual TLS): a certificate chain and its
+// private key, both PEM; two empty strings remove it.
+ViStatus vi_network_set_client_identity_pem(const char *certificates,
+                                            size_t certificates_len,
+                                            const char *key,
+                                            size_t key_len);
+
+// `false` accepts any server certificate (as `QSslSocket::VerifyNone`); default `true`.
+ViStatus vi_network_set_verify_peer(bool verify);
+
+// The hook's proxy for this request (forms as `vi_network_set_proxy`).
+ViStatus vi_network_settings_set_proxy(struct ViNetworkSettings *settings,
+                                       const char *url,
+                                       size_t len);
+
+// CA certificates to trust for this request (forms as `vi_network_add_ca_pem`).
+ViStatus vi_network_settings_add_ca_pem(struct ViNetworkSettings *settings,
+                                        const char *pem,
+                                        size_t len);
+
+// The client identity for this request (forms as `vi_network_set_client_identity_pem`).
+ViStatus vi_network_settings_set_client_identity_pem(struct ViNetworkSettings *settings,
+                                                     const char *certificates,
+                                                     size_t certificates_len,
+                                                     const char *key,
+                                                     size_t key_len);
+
+// `false`: accept any server certificate for this request.
+ViStatus vi_network_settings_set_verify_peer(struct ViNetworkSettings *settings, bool verify);
+
 // A new prompt with `name` and `content` (either may be empty).
 ViStatus vi_prompt_new(const char *name,
                        size_t name_len,
@@ -903,6 +973,20 @@ ViStatus vi_provider_set_name(struct ViProvider *provider, const char *data, siz
 
 // The display name; lives until the provider changes.
 struct ViStr vi_provider_name(const struct ViProvider *provider);
+
+// How many more passes over the models a run makes when all of them failed with a
+// retryable failure (SPEC §H.1.4); default 2, 0 = none.
+ViStatus vi_provider_set_retries(struct ViProvider *provider, int32_t retries);
+
+// The number of retry passes.
+int32_t vi_provider_retries(const struct ViProvider *provider);
+
+// The longest wait a server may ask for (`Retry-After`) before a retry pass; a longer one
+// ends the run with its failure instead. Default 60000.
+ViStatus vi_provider_set_max_retry_delay_ms(struct ViProvider *provider, int32_t ms);
+
+// The longest accepted wait in ms.
+int32_t vi_provider_max_retry_delay_ms(const struct ViProvider *provider);
 
 // Adds a model id with a priority (higher is picked first); re-adding overwrites the priority;
 // an empty id is ignored. The id is not checked against any Center.

@@ -13,6 +13,8 @@ pub enum Event {
     RunFailed(String),
     ModelFallback { from: String, to: String, reason: String },
     McpFailed { server: String, message: String },
+    /// Every model failed; the chain starts over after `delay_ms` (SPEC §H.1.4).
+    Retrying { attempt: i32, delay_ms: i32, reason: String },
 }
 
 /// Receives a dialog's events, in order, a batch at a time: the events of one change (one edit,

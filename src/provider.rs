@@ -25,9 +25,17 @@ pub struct Provider {
     /// The picking order: priority descending, then id ascending. Kept sorted on every change
     /// so that picking is a plain scan, never a sort per call.
     order: Vec<(i32, String)>,
+    /// How many more passes over the chain a run makes when every model failed with a
+    /// retryable failure (SPEC §H.1.4); 0 = none.
+    pub retries: i32,
+    /// A server's wait hint longer than this ends the run instead of waiting.
+    pub max_retry_delay_ms: i32,
     /// Recent `pick_first_cached` answers; emptied by every change of this provider.
     pick_cache: PickCache,
 }
+
+pub const DEFAULT_RETRIES: i32 = 2;
+pub const DEFAULT_MAX_RETRY_DELAY_MS: i32 = 60_000;
 
 /// (model pool revision, requirement) → picked id, for the last few requirements asked.
 /// Not part of the value: clones start empty and it never affects equality.
@@ -81,6 +89,8 @@ impl Default for Provider {
             name: String::new(),
             priorities: BTreeMap::new(),
             order: Vec::new(),
+            retries: DEFAULT_RETRIES,
+            max_retry_delay_ms: DEFAULT_MAX_RETRY_DELAY_MS,
             pick_cache: PickCache::default(),
         }
     }
@@ -180,7 +190,15 @@ impl Provider {
 
     pub fn to_json(&self) -> Value {
         let models: Vec<Value> = self.priorities.iter().map(|(id, p)| json!({"id": id, "priority": p})).collect();
-        json!({"id": self.id, "name": self.name, "models": models})
+        let mut o = json!({"id": self.id, "name": self.name, "models": models});
+        // Extension keys only when not default (SPEC §H): the document stays the native one.
+        if self.retries != DEFAULT_RETRIES {
+            o["retries"] = self.retries.into();
+        }
+        if self.max_retry_delay_ms != DEFAULT_MAX_RETRY_DELAY_MS {
+            o["maxRetryDelayMs"] = self.max_retry_delay_ms.into();
+        }
+        o
     }
 
     /// Applies every field; the id is kept when the JSON has none, so hand-written fragments
@@ -191,6 +209,11 @@ impl Provider {
             self.id = id.clone();
         }
         self.name = json::string(o, "name");
+        let int_or = |key: &str, default: i32| {
+            o.get(key).and_then(json::integral).map_or(default, |v| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+        };
+        self.retries = int_or("retries", DEFAULT_RETRIES);
+        self.max_retry_delay_ms = int_or("maxRetryDelayMs", DEFAULT_MAX_RETRY_DELAY_MS);
         self.clear_models();
         if let Some(Value::Array(models)) = o.get("models") {
             for m in models.iter().filter_map(Value::as_object) {
@@ -297,5 +320,20 @@ mod tests {
         assert_eq!(q.model_priority("m"), 0);
         assert!(q.from_json(j.as_object().unwrap()));
         assert_eq!(q, p);
+    }
+
+    #[test]
+    fn retry_keys_are_written_only_when_not_default() {
+        let mut p = Provider::with_name("acme");
+        assert!(p.to_json().get("retries").is_none() && p.to_json().get("maxRetryDelayMs").is_none());
+        p.retries = 0;
+        p.max_retry_delay_ms = 5000;
+        let j = p.to_json();
+        assert_eq!((j["retries"].as_i64(), j["maxRetryDelayMs"].as_i64()), (Some(0), Some(5000)));
+        let mut q = Provider::new();
+        q.from_json(j.as_object().unwrap());
+        assert_eq!((q.retries, q.max_retry_delay_ms), (0, 5000));
+        q.from_json(json!({"name": "x"}).as_object().unwrap());
+        assert_eq!((q.retries, q.max_retry_delay_ms), (DEFAULT_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS));
     }
 }

@@ -127,6 +127,7 @@ impl SseDecoder {
 
     /// Feeds bytes; calls `on_event(data)` for each complete event (the joined data lines). The
     /// text is borrowed from the decoder's buffer, which is reused: no allocation per event.
+    #[cfg(test)]
     pub fn feed(&mut self, bytes: &[u8], mut on_event: impl FnMut(&str)) {
         self.feed_named(bytes, |_, data| on_event(data));
     }
@@ -141,7 +142,8 @@ impl SseDecoder {
         self.finish_named(|name, data| out.push(Event::owned(name, data)));
     }
 
-    fn feed_named(&mut self, bytes: &[u8], mut on_event: impl FnMut(&[u8], &str)) {
+    /// Feeds bytes; calls `on_event(name, data)` for each complete event (name "" = `message`).
+    pub fn feed_named(&mut self, bytes: &[u8], mut on_event: impl FnMut(&[u8], &str)) {
         let mut rest = bytes;
         if !self.started {
             rest = self.skip_bom(rest);
@@ -183,11 +185,13 @@ impl SseDecoder {
     /// End of stream: dispatches a pending event whose data lines arrived but whose blank line
     /// never came (SPEC §F), and any unterminated last line. The decoder is then ready for a new
     /// stream.
+    #[cfg(test)]
     pub fn finish(&mut self, mut on_event: impl FnMut(&str)) {
         self.finish_named(|_, data| on_event(data));
     }
 
-    fn finish_named(&mut self, mut on_event: impl FnMut(&[u8], &str)) {
+    /// Ends the stream: a pending event is still dispatched, with its name.
+    pub fn finish_named(&mut self, mut on_event: impl FnMut(&[u8], &str)) {
         if !self.started && self.bom_matched > 0 {
             // The stream ended inside something that began like a BOM: those bytes are text.
             self.line

@@ -6,6 +6,7 @@
 
 #include "Dialog_p.h"
 #include "Function_p.h"
+#include "Network_p.h"
 #include "Handles.h"
 #include "Strings.h"
 
@@ -208,6 +209,12 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
         QString server = toQString(event.server_name);
         QString text = toQString(event.text);
         return [server, text](Dialog* d) { Q_EMIT d->mcpFailed(server, text); };
+    }
+    case VI_EVENT_KIND_RETRYING: {
+        const qint32 attempt = event.attempt;
+        const qint32 delayMs = event.delay_ms;
+        QString reason = toQString(event.text);
+        return [attempt, delayMs, reason](Dialog* d) { Q_EMIT d->retrying(attempt, delayMs, reason); };
     }
     }
     return {}; // an event kind this layer does not know: ignored
@@ -615,6 +622,7 @@ Model::Capabilities Dialog::getCapabilityRequirement() const
 
 void Dialog::run()
 {
+    Internal::useQtNetworkConfiguration();
     vi_dialog_run(d->handle);
 }
 

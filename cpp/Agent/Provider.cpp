@@ -110,6 +110,22 @@ Provider& Provider::setName(const QString& name)
 QString Provider::getId() const { return toQString(vi_provider_id(d)); }
 QString Provider::getName() const { return toQString(vi_provider_name(d)); }
 
+Provider& Provider::setRetries(qint32 retries)
+{
+    vi_provider_set_retries(mut(), retries);
+    return *this;
+}
+
+qint32 Provider::getRetries() const { return vi_provider_retries(d); }
+
+Provider& Provider::setMaxRetryDelayMs(qint32 ms)
+{
+    vi_provider_set_max_retry_delay_ms(mut(), ms);
+    return *this;
+}
+
+qint32 Provider::getMaxRetryDelayMs() const { return vi_provider_max_retry_delay_ms(d); }
+
 QStringList Provider::getModelIds() const
 {
     return takeStringList(ownedJson([this](ViString** out) { return vi_provider_model_ids(d, out); }));

@@ -142,6 +142,9 @@ Q_SIGNALS:
     // Extensions.
     void modelFallback(const QString& fromModelId, const QString& toModelId, const QString& reason);
     void mcpFailed(const QString& serverName, const QString& message);
+    // Every model of the provider failed (reason: the last failure); pass `attempt` (1, 2,
+    // …) over them starts after delayMs (SPEC §H.1.4). abort() ends the wait.
+    void retrying(qint32 attempt, qint32 delayMs, const QString& reason);
 
 private:
     friend class Center;

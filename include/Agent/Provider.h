@@ -41,6 +41,14 @@ public:
     // A missing id is ignored.
     Provider& removeModel(const QString& modelId);
     Provider& setName(const QString& name);
+    // Extensions (SPEC §H.1.4). When every model failed a round with a retryable failure
+    // (not a timeout), the run starts over from pickFirst() up to `retries` more times
+    // (default 2; 0 = never), waiting for the server's Retry-After, else 1 s, 2 s, 4 s … ±20 %.
+    Provider& setRetries(qint32 retries);
+    qint32 getRetries() const;
+    // A server asking for a longer wait than this ends the run instead (default 60000).
+    Provider& setMaxRetryDelayMs(qint32 ms);
+    qint32 getMaxRetryDelayMs() const;
 
     QString getId() const;
     // In id order.
@@ -58,7 +66,8 @@ public:
     // an afterModelId not in this provider is pickFirst().
     QString pickNext(const QString& afterModelId, Model::Capabilities required) const;
 
-    // {"id","name","models":[{"id","priority"}]} (models in id order).
+    // {"id","name","models":[{"id","priority"}]} (models in id order), plus "retries" and
+    // "maxRetryDelayMs" when they are not the defaults.
     Visindigo::Utility::JsonConfig toJson() const;
     // Returns whether a non-empty id was read (the current id is kept otherwise). A
     // JsonConfig whose root is not an object changes nothing and returns false.

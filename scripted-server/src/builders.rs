@@ -76,6 +76,11 @@ impl Step {
         self.with("close_after_headers", true)
     }
 
+    /// `"gzip"` or `"deflate"`: the body is compressed (an event stream per event).
+    pub fn content_encoding(self, encoding: &str) -> Step {
+        self.with("content_encoding", encoding)
+    }
+
     fn with(mut self, key: &str, value: impl Into<Value>) -> Step {
         self.0[key] = value.into();
         self

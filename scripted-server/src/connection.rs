@@ -134,26 +134,36 @@ async fn serve_step(
     let reason = step.reason.as_deref().unwrap_or(reason_phrase(step.status));
     match &step.body {
         StepBody::Plain(body) => {
-            let defaults = [
+            let body = match step.encoding {
+                Some(encoding) => crate::http::compress(encoding, body)?,
+                None => body.clone(),
+            };
+            let mut defaults = vec![
                 ("Content-Type", "application/json".to_owned()),
                 ("Content-Length", body.len().to_string()),
             ];
+            if let Some(encoding) = step.encoding {
+                defaults.push(("Content-Encoding", encoding.name().to_owned()));
+            }
             let mut response = response_head(
                 step.status,
                 reason,
                 &headers(&defaults, &step.headers, keep_alive),
             );
             if !step.close_after_headers {
-                response.extend_from_slice(body);
+                response.extend_from_slice(&body);
             }
             stream.write_all(&response).await?;
         }
         StepBody::Events(events) => {
-            let defaults = [
+            let mut defaults = vec![
                 ("Content-Type", "text/event-stream".to_owned()),
                 ("Cache-Control", "no-cache".to_owned()),
                 ("Transfer-Encoding", "chunked".to_owned()),
             ];
+            if let Some(encoding) = step.encoding {
+                defaults.push(("Content-Encoding", encoding.name().to_owned()));
+            }
             stream
                 .write_all(&response_head(
                     step.status,
@@ -162,7 +172,7 @@ async fn serve_step(
                 ))
                 .await?;
             if !step.close_after_headers {
-                let mut writer = ChunkedWriter::new(stream);
+                let mut writer = ChunkedWriter::new(stream, step.encoding);
                 match stream_events(&mut writer, events, step.line_ending).await? {
                     StreamEnd::Finished => writer.finish().await?,
                     StreamEnd::Reset => return Ok(Outcome::Reset),

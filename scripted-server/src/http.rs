@@ -5,10 +5,12 @@
 //! Responses: a head builder and a chunked body writer. Connections are persistent (HTTP/1.1
 //! keep-alive) unless the client asks otherwise; see `connection.rs`.
 
-use std::io;
+use std::io::{self, Write};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+use crate::script::Encoding;
 
 /// Largest request head accepted (request line plus headers).
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -390,23 +392,76 @@ const CHUNK_TARGET_BYTES: usize = 32 * 1024;
 /// Writes a `Transfer-Encoding: chunked` body. Bytes are buffered and emitted as one HTTP chunk
 /// per [`flush`](Self::flush) (or per 32 KiB), so a long generated stream costs a bounded
 /// amount of memory and few system calls, while scripted events can still be sent one by one.
+///
+/// With an encoding, the body is compressed as one stream and every flush is a sync flush, so
+/// each chunk decodes on its own arrival — the way a compressing proxy streams events.
 pub(crate) struct ChunkedWriter<'a> {
     stream: &'a mut TcpStream,
     pending: Vec<u8>,
     frame: Vec<u8>,
+    compressor: Option<Compressor>,
+}
+
+enum Compressor {
+    Gzip(flate2::write::GzEncoder<Vec<u8>>),
+    Deflate(flate2::write::ZlibEncoder<Vec<u8>>),
+}
+
+impl Compressor {
+    fn new(encoding: Encoding) -> Compressor {
+        let level = flate2::Compression::default();
+        match encoding {
+            Encoding::Gzip => Compressor::Gzip(flate2::write::GzEncoder::new(Vec::new(), level)),
+            Encoding::Deflate => Compressor::Deflate(flate2::write::ZlibEncoder::new(Vec::new(), level)),
+        }
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Compressor::Gzip(e) => e,
+            Compressor::Deflate(e) => e,
+        }
+    }
+
+    /// Everything compressed so far, after a sync flush.
+    fn take_flushed(&mut self) -> io::Result<Vec<u8>> {
+        self.writer().flush()?;
+        Ok(std::mem::take(match self {
+            Compressor::Gzip(e) => e.get_mut(),
+            Compressor::Deflate(e) => e.get_mut(),
+        }))
+    }
+
+    fn finish(self) -> io::Result<Vec<u8>> {
+        match self {
+            Compressor::Gzip(e) => e.finish(),
+            Compressor::Deflate(e) => e.finish(),
+        }
+    }
+}
+
+/// `body` compressed whole.
+pub(crate) fn compress(encoding: Encoding, body: &[u8]) -> io::Result<Vec<u8>> {
+    let mut compressor = Compressor::new(encoding);
+    compressor.writer().write_all(body)?;
+    compressor.finish()
 }
 
 impl<'a> ChunkedWriter<'a> {
-    pub fn new(stream: &'a mut TcpStream) -> Self {
+    pub fn new(stream: &'a mut TcpStream, encoding: Option<Encoding>) -> Self {
         ChunkedWriter {
             stream,
             pending: Vec::with_capacity(CHUNK_TARGET_BYTES),
             frame: Vec::new(),
+            compressor: encoding.map(Compressor::new),
         }
     }
 
     pub async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.pending.extend_from_slice(bytes);
+        match &mut self.compressor {
+            Some(compressor) => compressor.writer().write_all(bytes)?,
+            None => self.pending.extend_from_slice(bytes),
+        }
         if self.pending.len() >= CHUNK_TARGET_BYTES {
             self.flush().await
         } else {
@@ -417,6 +472,10 @@ impl<'a> ChunkedWriter<'a> {
     /// Sends everything buffered as one chunk (nothing when the buffer is empty: a zero-size
     /// chunk would end the body).
     pub async fn flush(&mut self) -> io::Result<()> {
+        if let Some(compressor) = &mut self.compressor {
+            let flushed = compressor.take_flushed()?;
+            self.pending.extend_from_slice(&flushed);
+        }
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -431,6 +490,10 @@ impl<'a> ChunkedWriter<'a> {
 
     /// Flushes and writes the last chunk, completing the body.
     pub async fn finish(mut self) -> io::Result<()> {
+        if let Some(compressor) = self.compressor.take() {
+            let rest = compressor.finish()?;
+            self.pending.extend_from_slice(&rest);
+        }
         self.flush().await?;
         self.stream.write_all(b"0\r\n\r\n").await
     }

@@ -38,6 +38,7 @@
 //! | `line_ending` | `"\n"` (default), `"\r"` or `"\r\n"`: used for every line end the SSE framing writes |
 //! | `delay_ms` | wait this long before sending the status line |
 //! | `close_after_headers` | `true`: close the connection right after the response head |
+//! | `content_encoding` | `"gzip"` or `"deflate"` (zlib): the body is compressed and `Content-Encoding` set; an event stream is one compressed stream, sync-flushed after each event, so every event decodes as soon as its chunk arrives |
 //!
 //! `body` and `events` exclude each other; a step with neither has an empty body.
 //!
@@ -91,7 +92,9 @@ mod record;
 mod script;
 mod server;
 mod sse;
+mod socks;
 mod state;
+mod tls;
 
 pub use builders::{
     Step, chat_chunk_content, chat_chunk_delta, chat_chunk_reasoning, chat_chunk_tool_call,
@@ -100,4 +103,6 @@ pub use builders::{
 };
 pub use record::RecordedRequest;
 pub use script::ScriptError;
+pub use socks::Socks5Proxy;
+pub use tls::TlsIdentity;
 pub use server::ScriptedServer;

@@ -1,27 +1,35 @@
-//! `vi-scripted-server --script <file.json | -> [--port N]`
+//! `vi-scripted-server --script <file.json | -> [--port N] [--tls-cert F --tls-key F [--tls-client-ca F]]`
 //!
 //! Runs the scripted server for tests in another process (the C++ QtTest suites) and for the
 //! chat example's offline demo. It prints exactly one line, `PORT <n>`, once it is listening,
 //! then serves until its standard input reaches end-of-file or it is terminated (SIGTERM's default
 //! action). Watching stdin means a parent that dies, closing its end of the pipe, never leaves
 //! the server behind. `--script -` starts with an empty script, to be set with `POST /__script`.
+//! With `--tls-cert` (PEM chain) and `--tls-key`, it serves https on that port instead (the
+//! certificate must name `localhost`); `--tls-client-ca` also demands a client certificate
+//! issued by that CA.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
-use vi_scripted_server::ScriptedServer;
+use vi_scripted_server::{ScriptedServer, TlsIdentity};
 
-const USAGE: &str = "usage: vi-scripted-server --script <file.json | -> [--port N]";
+const USAGE: &str =
+    "usage: vi-scripted-server --script <file.json | -> [--port N] [--tls-cert F --tls-key F [--tls-client-ca F]]";
 
 struct Options {
     script: String,
     port: u16,
+    tls_cert: Option<String>,
+    tls_key: Option<String>,
+    tls_client_ca: Option<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut script = None;
     let mut port = 0;
+    let (mut tls_cert, mut tls_key, mut tls_client_ca) = (None, None, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--script" => script = Some(args.next().ok_or("--script needs a value")?),
@@ -29,15 +37,37 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
                 let value = args.next().ok_or("--port needs a value")?;
                 port = value.parse().map_err(|_| format!("bad port {value:?}"))?;
             }
+            "--tls-cert" => tls_cert = Some(args.next().ok_or("--tls-cert needs a file")?),
+            "--tls-key" => tls_key = Some(args.next().ok_or("--tls-key needs a file")?),
+            "--tls-client-ca" => tls_client_ca = Some(args.next().ok_or("--tls-client-ca needs a file")?),
             // An empty message: print the usage alone and succeed.
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
+    if tls_cert.is_some() != tls_key.is_some() || (tls_client_ca.is_some() && tls_cert.is_none()) {
+        return Err("--tls-cert and --tls-key go together (and --tls-client-ca needs them)".into());
+    }
     Ok(Options {
         script: script.ok_or("--script is required")?,
         port,
+        tls_cert,
+        tls_key,
+        tls_client_ca,
     })
+}
+
+fn read(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+fn tls_identity(options: &Options) -> Result<Option<TlsIdentity>, String> {
+    let (Some(cert), Some(key)) = (&options.tls_cert, &options.tls_key) else { return Ok(None) };
+    Ok(Some(TlsIdentity {
+        certificate_chain_pem: read(cert)?,
+        private_key_pem: read(key)?,
+        client_ca_pem: options.tls_client_ca.as_deref().map(read).transpose()?,
+    }))
 }
 
 fn load_script(source: &str) -> Result<Value, String> {
@@ -53,7 +83,8 @@ const BODY_LOG_VARIABLE: &str = "VI_REQUEST_BODIES_DIR";
 
 fn run() -> Result<(), String> {
     let options = parse_args(std::env::args().skip(1))?;
-    let mut server = ScriptedServer::start_on(options.port, load_script(&options.script)?)
+    let identity = tls_identity(&options)?;
+    let mut server = ScriptedServer::start_with(options.port, load_script(&options.script)?, identity.as_ref())
         .map_err(|e| format!("cannot start: {e}"))?;
     server.log_bodies_to(std::env::var_os(BODY_LOG_VARIABLE).map(Into::into));
     let mut stdout = std::io::stdout().lock();

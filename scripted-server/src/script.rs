@@ -72,6 +72,25 @@ pub(crate) struct ParsedStep {
     pub line_ending: &'static str,
     pub delay_ms: u64,
     pub close_after_headers: bool,
+    /// `content_encoding`: the body is compressed (an event stream flushed per event).
+    pub encoding: Option<Encoding>,
+}
+
+/// A `Content-Encoding` the server can produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Gzip,
+    /// HTTP's "deflate": the zlib format (RFC 9110 §8.4.1.2).
+    Deflate,
+}
+
+impl Encoding {
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Gzip => "gzip",
+            Encoding::Deflate => "deflate",
+        }
+    }
 }
 
 /// What follows the response head.
@@ -159,6 +178,7 @@ fn parse_step(step: &Value) -> Result<ParsedStep, String> {
         line_ending: "\n",
         delay_ms: 0,
         close_after_headers: false,
+        encoding: None,
     };
     if object.contains_key("body") && object.contains_key("events") {
         return Err("a step has either \"body\" or \"events\", not both".into());
@@ -195,6 +215,13 @@ fn parse_step(step: &Value) -> Result<ParsedStep, String> {
                 parsed.close_after_headers = value
                     .as_bool()
                     .ok_or("\"close_after_headers\" must be a boolean")?
+            }
+            "content_encoding" => {
+                parsed.encoding = Some(match value.as_str() {
+                    Some("gzip") => Encoding::Gzip,
+                    Some("deflate") => Encoding::Deflate,
+                    _ => return Err("\"content_encoding\" must be \"gzip\" or \"deflate\"".into()),
+                })
             }
             other => return Err(format!("unknown key \"{other}\"")),
         }

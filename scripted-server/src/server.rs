@@ -19,11 +19,14 @@ use crate::connection::serve_connection;
 use crate::record::RecordedRequest;
 use crate::script::{ScriptError, parse_script};
 use crate::state::Shared;
+use crate::tls::TlsIdentity;
 
 /// A scripted OpenAI-compatible server on 127.0.0.1. Stops on [`shutdown`](Self::shutdown) or
 /// when dropped.
 pub struct ScriptedServer {
     port: u16,
+    /// The https front's port, when started with `start_tls`.
+    tls_port: Option<u16>,
     shared: Arc<Shared>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
@@ -40,17 +43,43 @@ impl ScriptedServer {
 
     /// Starts serving `script` on 127.0.0.1:`port` (0 = OS-chosen).
     pub fn start_on(port: u16, script: Value) -> io::Result<ScriptedServer> {
+        ScriptedServer::start_with(port, script, None)
+    }
+
+    /// Starts serving `script` over https on an OS-chosen port (see `tls.rs`); `base_url` is
+    /// then `https://localhost:PORT/v1`, so the certificate must name `localhost`.
+    pub fn start_tls(script: Value, identity: &TlsIdentity) -> io::Result<ScriptedServer> {
+        ScriptedServer::start_with(0, script, Some(identity))
+    }
+
+    /// `port` is the https port when `tls` is given (the plain server then takes any port).
+    pub fn start_with(port: u16, script: Value, tls: Option<&TlsIdentity>) -> io::Result<ScriptedServer> {
         let script =
             parse_script(&script).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let listener = StdTcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
+        let plain_port = if tls.is_some() { 0 } else { port };
+        let listener = StdTcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, plain_port)))?;
         listener.set_nonblocking(true)?;
-        let port = listener.local_addr()?.port();
+        let backend = listener.local_addr()?;
+        let front = match tls {
+            Some(identity) => {
+                let front = StdTcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
+                front.set_nonblocking(true)?;
+                Some((front, crate::tls::acceptor(identity)?))
+            }
+            None => None,
+        };
+        let tls_port = front.as_ref().map(|(f, _)| f.local_addr().map(|a| a.port())).transpose()?;
+        let port = backend.port();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let listener = {
+        let (listener, front) = {
             let _context = runtime.enter();
-            TcpListener::from_std(listener)?
+            let front = match front {
+                Some((front, acceptor)) => Some((TcpListener::from_std(front)?, acceptor)),
+                None => None,
+            };
+            (TcpListener::from_std(listener)?, front)
         };
         let shared = Arc::new(Shared::new(script));
         let (stop, stopped) = oneshot::channel();
@@ -60,23 +89,37 @@ impl ScriptedServer {
             .spawn(move || {
                 // Returning drops the runtime, which drops every connection task and so closes every
                 // connection, including stalled ones.
-                runtime.block_on(accept_loop(listener, thread_shared, stopped));
+                runtime.block_on(async move {
+                    match front {
+                        Some((front, acceptor)) => tokio::select! {
+                            _ = accept_loop(listener, thread_shared, stopped) => {}
+                            _ = crate::tls::relay_loop(front, acceptor, backend) => {}
+                        },
+                        None => accept_loop(listener, thread_shared, stopped).await,
+                    }
+                });
             })?;
         Ok(ScriptedServer {
             port,
+            tls_port,
             shared,
             stop: Some(stop),
             thread: Some(thread),
         })
     }
 
-    /// `http://127.0.0.1:PORT/v1`: a model URL base; the client appends `/chat/completions`.
+    /// `http://127.0.0.1:PORT/v1` (`https://localhost:PORT/v1` with TLS): a model URL base;
+    /// the client appends `/chat/completions`.
     pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}/v1", self.port)
+        match self.tls_port {
+            Some(port) => format!("https://localhost:{port}/v1"),
+            None => format!("http://127.0.0.1:{}/v1", self.port),
+        }
     }
 
+    /// The port clients connect to (the https one with TLS).
     pub fn port(&self) -> u16 {
-        self.port
+        self.tls_port.unwrap_or(self.port)
     }
 
     /// Every request received so far, in order (`/__` control requests excluded).

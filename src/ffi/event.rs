@@ -24,6 +24,9 @@ pub enum ViEventKind {
     ModelFallback = 7,
     /// `server_name` could not be used; `text` says why.
     McpFailed = 8,
+    /// Every model failed with `text` as the last reason; pass `attempt` (1, 2, …) over the
+    /// provider's models starts after `delay_ms`.
+    Retrying = 9,
 }
 
 /// One event. Every view lives only during the callback; fields that do not apply to the
@@ -36,6 +39,10 @@ pub struct ViEvent {
     pub from_model_id: ViStr,
     pub to_model_id: ViStr,
     pub server_name: ViStr,
+    /// `Retrying` only (else 0).
+    pub attempt: i32,
+    /// `Retrying` only (else 0).
+    pub delay_ms: i32,
 }
 
 /// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
@@ -96,6 +103,8 @@ impl ViEvent {
             from_model_id: none,
             to_model_id: none,
             server_name: none,
+            attempt: 0,
+            delay_ms: 0,
         };
         match event {
             Event::MessageAppended(index) => {
@@ -117,6 +126,11 @@ impl ViEvent {
                 e.kind = ViEventKind::McpFailed;
                 e.server_name = ViStr::of(server);
                 e.text = ViStr::of(message);
+            }
+            Event::Retrying { attempt, delay_ms, reason } => {
+                e.kind = ViEventKind::Retrying;
+                (e.attempt, e.delay_ms) = (*attempt, *delay_ms);
+                e.text = ViStr::of(reason);
             }
         }
         e

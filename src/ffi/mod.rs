@@ -16,6 +16,7 @@ pub mod handle;
 pub mod mcp;
 pub mod message;
 pub mod model;
+pub mod network;
 pub mod prompt;
 pub mod provider;
 pub mod skill;

@@ -51,6 +51,32 @@ pub unsafe extern "C" fn vi_provider_name(provider: *const ViProvider) -> ViStr 
     unsafe { access::get_str("vi_provider_name", provider, |p| &p.name) }
 }
 
+/// How many more passes over the models a run makes when all of them failed with a
+/// retryable failure (SPEC §H.1.4); default 2, 0 = none.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_provider_set_retries(provider: *mut ViProvider, retries: i32) -> ViStatus {
+    unsafe { access::set("vi_provider_set_retries", provider, |p| p.retries = retries.max(0)) }
+}
+
+/// The number of retry passes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_provider_retries(provider: *const ViProvider) -> i32 {
+    unsafe { access::get("vi_provider_retries", provider, |p| p.retries) }
+}
+
+/// The longest wait a server may ask for (`Retry-After`) before a retry pass; a longer one
+/// ends the run with its failure instead. Default 60000.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_provider_set_max_retry_delay_ms(provider: *mut ViProvider, ms: i32) -> ViStatus {
+    unsafe { access::set("vi_provider_set_max_retry_delay_ms", provider, |p| p.max_retry_delay_ms = ms.max(0)) }
+}
+
+/// The longest accepted wait in ms.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_provider_max_retry_delay_ms(provider: *const ViProvider) -> i32 {
+    unsafe { access::get("vi_provider_max_retry_delay_ms", provider, |p| p.max_retry_delay_ms) }
+}
+
 /// Adds a model id with a priority (higher is picked first); re-adding overwrites the priority;
 /// an empty id is ignored. The id is not checked against any Center.
 #[unsafe(no_mangle)]

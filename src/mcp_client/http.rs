@@ -1,24 +1,20 @@
 //! What the two HTTP transports share: the HTTP client, the configured headers, URL checks and
 //! readable errors.
 
+use crate::network::{self, Purpose, SetupError};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Largest JSON document read from a plain (non-streamed) answer.
 pub const BODY_LIMIT: usize = 64 * 1024 * 1024;
 
-pub fn client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        // Built without a bundled crypto provider; `Err` means one is installed already.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .pool_idle_timeout(Duration::from_secs(90))
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new())
+/// The client for a server's url, chosen when the connection is made: the same proxy and TLS
+/// rules as model requests (SPEC §H.1.1).
+pub fn client(url: &reqwest::Url) -> Result<network::Client, String> {
+    network::client(url, Purpose::Mcp).map_err(|e| match e {
+        SetupError::Proxy(reason) => format!("proxy: {reason}"),
+        SetupError::Tls(reason) => format!("TLS: {reason}"),
     })
 }
 
@@ -40,16 +36,14 @@ pub fn headers(configured: &BTreeMap<String, String>) -> Result<HeaderMap, Strin
     Ok(map)
 }
 
-/// A reqwest error with its causes ("error sending request: … Connection refused").
-pub fn describe(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
+/// A reqwest error with its causes ("error sending request: … Connection refused"), naming the
+/// proxy when the connection to it failed (SPEC §H.1.9).
+pub fn describe(e: &reqwest::Error, client: &network::Client) -> String {
+    let text = network::describe(e);
+    match &client.proxy {
+        Some(proxy) if e.is_connect() => format!("proxy {proxy}: {text}"),
+        _ => text,
     }
-    text
 }
 
 /// "HTTP 500 Internal Server Error: <start of the body>".

@@ -19,16 +19,19 @@ pub(crate) struct LegacySse {
 struct Poster {
     endpoint: reqwest::Url,
     headers: HeaderMap,
+    client: crate::network::Client,
 }
 
 impl Poster {
     async fn post(&self, message: &Value) -> Result<(), String> {
-        let request = http::client()
+        let request = self
+            .client
+            .http
             .post(self.endpoint.clone())
             .headers(self.headers.clone())
             .header(CONTENT_TYPE, "application/json")
             .body(message.to_string());
-        let response = request.send().await.map_err(|e| http::describe(&e))?;
+        let response = request.send().await.map_err(|e| http::describe(&e, &self.client))?;
         if response.status().is_success() { Ok(()) } else { Err(http::status_error(response).await) }
     }
 }
@@ -38,8 +41,9 @@ impl LegacySse {
     pub async fn open(config: &Mcp, rpc: Arc<Rpc>) -> Result<LegacySse, String> {
         let url = http::url(&config.url)?;
         let headers = http::headers(&config.headers)?;
-        let request = http::client().get(url.clone()).headers(headers.clone()).header(ACCEPT, "text/event-stream");
-        let mut response = request.send().await.map_err(|e| http::describe(&e))?;
+        let client = http::client(&url)?;
+        let request = client.http.get(url.clone()).headers(headers.clone()).header(ACCEPT, "text/event-stream");
+        let mut response = request.send().await.map_err(|e| http::describe(&e, &client))?;
         if !response.status().is_success() {
             return Err(http::status_error(response).await);
         }
@@ -54,12 +58,12 @@ impl LegacySse {
                 }
                 break endpoint;
             }
-            match response.chunk().await.map_err(|e| http::describe(&e))? {
+            match response.chunk().await.map_err(|e| crate::network::describe(&e))? {
                 Some(bytes) => parser.feed_events(&bytes, &mut events),
                 None => return Err("the event stream ended before the endpoint event".to_owned()),
             }
         };
-        let poster = Arc::new(Poster { endpoint, headers });
+        let poster = Arc::new(Poster { endpoint, headers, client });
         let reader_poster = poster.clone();
         let reader = tokio::spawn(async move {
             let deliver = |events: &mut Vec<Event>| {
@@ -82,7 +86,7 @@ impl LegacySse {
                         deliver(&mut events);
                         break "the server ended its event stream".to_owned();
                     }
-                    Err(e) => break format!("the event stream failed: {}", http::describe(&e)),
+                    Err(e) => break format!("the event stream failed: {}", crate::network::describe(&e)),
                 }
                 deliver(&mut events);
             };

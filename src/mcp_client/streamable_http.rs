@@ -25,6 +25,7 @@ pub(crate) enum SendError {
 
 pub(crate) struct StreamableHttp {
     url: reqwest::Url,
+    client: crate::network::Client,
     headers: HeaderMap,
     rpc: Arc<Rpc>,
     session: Mutex<Option<String>>,
@@ -33,8 +34,10 @@ pub(crate) struct StreamableHttp {
 
 impl StreamableHttp {
     pub fn new(config: &Mcp, rpc: Arc<Rpc>) -> Result<StreamableHttp, String> {
+        let url = http::url(&config.url)?;
         Ok(StreamableHttp {
-            url: http::url(&config.url)?,
+            client: http::client(&url)?,
+            url,
             headers: http::headers(&config.headers)?,
             rpc,
             session: Mutex::new(None),
@@ -57,7 +60,9 @@ impl StreamableHttp {
     }
 
     fn post(&self, message: &Value) -> reqwest::RequestBuilder {
-        let mut request = http::client()
+        let mut request = self
+            .client
+            .http
             .post(self.url.clone())
             .headers(self.headers.clone())
             .header(CONTENT_TYPE, "application/json")
@@ -77,7 +82,7 @@ impl StreamableHttp {
     pub async fn send(&self, message: &Value) -> Result<(), SendError> {
         let awaiting = message.get("method").and(message.get("id")).and_then(Value::as_u64);
         let had_session = self.session().is_some();
-        let response = self.post(message).send().await.map_err(|e| SendError::Failed(http::describe(&e)))?;
+        let response = self.post(message).send().await.map_err(|e| SendError::Failed(http::describe(&e, &self.client)))?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND && had_session {
             return Err(SendError::SessionGone);
@@ -118,7 +123,7 @@ impl StreamableHttp {
         let mut parser = SseDecoder::new();
         let mut events = Vec::new();
         loop {
-            let chunk = response.chunk().await.map_err(|e| SendError::Failed(http::describe(&e)))?;
+            let chunk = response.chunk().await.map_err(|e| SendError::Failed(crate::network::describe(&e)))?;
             match &chunk {
                 Some(bytes) => parser.feed_events(bytes, &mut events),
                 None => parser.finish_events(&mut events),
@@ -150,7 +155,7 @@ impl StreamableHttp {
     /// Ends the session on the server (DELETE, best effort, at most 2 s).
     pub async fn shutdown(&self) {
         if let Some(session) = self.session() {
-            let request = http::client().delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, session);
+            let request = self.client.http.delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, session);
             let _ = tokio::time::timeout(Duration::from_secs(2), request.send()).await;
         }
     }
@@ -158,7 +163,7 @@ impl StreamableHttp {
 
 async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| http::describe(&e))? {
+    while let Some(chunk) = response.chunk().await.map_err(|e| crate::network::describe(&e))? {
         body.extend_from_slice(&chunk);
         if body.len() > BODY_LIMIT {
             return Err("the server's answer is too large".to_owned());

@@ -1,7 +1,12 @@
-//! Why a run failed, in the `[Kind] text (HTTP status)` form of SPEC §D.1.7 and §F, and whether
-//! the failure allows falling back to the next model (SPEC §E.2).
+//! Why a run failed, in the `[Kind] text (HTTP status)` form of SPEC §D.1.7 and §F, whether
+//! the failure allows falling back to the next model (SPEC §E.2), and whether the provider's
+//! chain may be tried again after it (SPEC §H.1.4).
 
 use std::fmt;
+use std::time::Duration;
+
+/// The shortest token `message` masks.
+const MIN_MASKED_TOKEN: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -15,6 +20,9 @@ pub enum Kind {
     ServerError,
     UrlSchemeRejected,
     InvalidUrl,
+    ProxyError,
+    TlsError,
+    ProtocolError,
     Aborted,
 }
 
@@ -31,6 +39,9 @@ impl Kind {
             Kind::ServerError => "ServerError",
             Kind::UrlSchemeRejected => "UrlSchemeRejected",
             Kind::InvalidUrl => "InvalidUrl",
+            Kind::ProxyError => "ProxyError",
+            Kind::TlsError => "TlsError",
+            Kind::ProtocolError => "ProtocolError",
             Kind::Aborted => "Aborted",
         }
     }
@@ -40,13 +51,15 @@ impl Kind {
 pub struct Failure {
     pub kind: Kind,
     pub text: String,
-    /// The HTTP status, when one was received.
+    /// The HTTP status, when one was received (407 for a proxy that wants credentials).
     pub status: Option<u16>,
+    /// How long the server asked to wait before trying again (`Retry-After`, `retry-after-ms`).
+    pub retry_after: Option<Duration>,
 }
 
 impl Failure {
     pub fn new(kind: Kind, text: impl Into<String>) -> Failure {
-        Failure { kind, text: text.into(), status: None }
+        Failure { kind, text: text.into(), status: None, retry_after: None }
     }
 
     pub fn http(status: u16, reason: &str, server_message: &str) -> Failure {
@@ -55,22 +68,49 @@ impl Failure {
             text.push_str(": ");
             text.push_str(server_message);
         }
-        Failure { kind: Kind::HttpStatusError, text, status: Some(status) }
+        Failure { kind: Kind::HttpStatusError, text, status: Some(status), retry_after: None }
     }
 
-    /// Connection failures, timeouts, 408, 429 and 5xx: another model may well succeed.
-    pub fn is_retryable(&self) -> bool {
+    pub fn with_status(mut self, status: u16) -> Failure {
+        self.status = Some(status);
+        self
+    }
+
+    pub fn with_retry_after(mut self, wait: Option<Duration>) -> Failure {
+        self.retry_after = wait;
+        self
+    }
+
+    /// Connection failures (the proxy's included), timeouts, TLS and protocol failures, 408,
+    /// 429 and 5xx (529 too): another model may well succeed (SPEC §E.2, §H.1.2, §H.1.6).
+    pub fn falls_back(&self) -> bool {
         match self.kind {
-            Kind::ConnectionRefused | Kind::ConnectionFailed | Kind::Timeout | Kind::IdleTimeout => true,
+            Kind::ConnectionRefused
+            | Kind::ConnectionFailed
+            | Kind::Timeout
+            | Kind::IdleTimeout
+            | Kind::ProxyError
+            | Kind::TlsError
+            | Kind::ProtocolError => true,
             Kind::HttpStatusError => matches!(self.status, Some(408 | 429 | 500..=599)),
             _ => false,
         }
     }
 
-    /// The message for `runFailed`, with the token (when one is given) replaced by `***`.
+    /// Whether the same chain may heal after a wait (SPEC §H.1.4): not a timeout (the user's
+    /// patience is spent), a certificate, a wrong base url, or a proxy refusing credentials.
+    pub fn is_retried(&self) -> bool {
+        self.falls_back()
+            && !matches!(self.kind, Kind::Timeout | Kind::IdleTimeout | Kind::TlsError | Kind::ProtocolError)
+            && !(self.kind == Kind::ProxyError && self.status == Some(407))
+    }
+
+    /// The message for `runFailed`, with the token replaced by `***`. Tokens shorter than
+    /// 8 characters are left alone: they are no secret, and replacing them would garble the
+    /// message ("t" → "[Connec***ionRefused]").
     pub fn message(&self, token: &str) -> String {
         let message = self.to_string();
-        if token.is_empty() { message } else { message.replace(token, "***") }
+        if token.len() < MIN_MASKED_TOKEN { message } else { message.replace(token, "***") }
     }
 }
 
@@ -95,19 +135,26 @@ mod tests {
             "[HttpStatusError] Server returned HTTP 401 Unauthorized: bad key (HTTP 401)"
         );
         assert_eq!(Failure::new(Kind::ServerError, "overloaded").to_string(), "[ServerError] overloaded");
-        assert_eq!(Failure::new(Kind::Timeout, "echo sk-123 back").message("sk-123"), "[Timeout] echo *** back");
+        assert_eq!(Failure::new(Kind::Timeout, "echo sk-12345678 back").message("sk-12345678"), "[Timeout] echo *** back");
+        assert_eq!(Failure::new(Kind::ConnectionRefused, "to h").message("t"), "[ConnectionRefused] to h");
     }
 
     #[test]
-    fn retryable_failures() {
-        for status in [408, 429, 500, 503] {
-            assert!(Failure::http(status, "", "").is_retryable());
+    fn failures_that_fall_back_and_failures_that_are_retried() {
+        for status in [408, 429, 500, 503, 529] {
+            assert!(Failure::http(status, "", "").falls_back());
+            assert!(Failure::http(status, "", "").is_retried());
         }
         for status in [400, 401, 404] {
-            assert!(!Failure::http(status, "", "").is_retryable());
+            assert!(!Failure::http(status, "", "").falls_back());
         }
-        assert!(Failure::new(Kind::IdleTimeout, "").is_retryable());
-        assert!(!Failure::new(Kind::ConnectionReset, "").is_retryable());
-        assert!(!Failure::new(Kind::ServerError, "").is_retryable());
+        for kind in [Kind::IdleTimeout, Kind::Timeout, Kind::TlsError, Kind::ProtocolError] {
+            assert!(Failure::new(kind, "").falls_back());
+            assert!(!Failure::new(kind, "").is_retried(), "{kind:?}");
+        }
+        assert!(Failure::new(Kind::ProxyError, "").is_retried());
+        assert!(!Failure::new(Kind::ProxyError, "").with_status(407).is_retried());
+        assert!(!Failure::new(Kind::ConnectionReset, "").falls_back());
+        assert!(!Failure::new(Kind::ServerError, "").falls_back());
     }
 }

@@ -23,6 +23,7 @@ use crate::{
 use chunk::{Parsed, ToolCall, ToolCallAccumulator};
 use failure::{Failure, Kind};
 use serde_json::{Value, json};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// Responses with tool calls that are followed by another round; tool calls in the next one
@@ -125,28 +126,53 @@ impl Run {
     }
 
     /// One round: the request, falling back along the provider while attempts fail before
-    /// anything was streamed with a retryable failure (SPEC §E.2). `model` ends as the model
-    /// that answered.
+    /// anything was streamed with a failure that allows it (SPEC §E.2); when the chain is
+    /// exhausted, starting it over from `pickFirst` after a wait, as often as the provider's
+    /// retries allow (SPEC §H.1.4). `model` ends as the model that answered.
     async fn round(&self, model: &mut Model) -> Result<Vec<ToolCall>, Failure> {
         let mut tried = vec![model.id.clone()];
+        let mut passes = 0;
+        // The longest wait a failed attempt of this pass asked for.
+        let mut hint: Option<Duration> = None;
         loop {
             let failure = match self.attempt(model).await {
                 Ok(calls) => return Ok(calls),
-                Err(AttemptFailure { failure, streamed }) if streamed || !failure.is_retryable() => return Err(failure),
+                Err(AttemptFailure { failure, streamed }) if streamed || !failure.falls_back() => return Err(failure),
                 Err(AttemptFailure { failure, .. }) => failure,
             };
+            hint = hint.max(failure.retry_after);
             let next_id = self.center.pick_next(&self.provider, &model.id, self.requirement);
-            let next = match self.center.model(&next_id) {
-                Some(next) if !tried.contains(&next_id) => next,
-                _ => return Err(failure),
+            if let Some(next) = self.center.model(&next_id).filter(|_| !tried.contains(&next_id)) {
+                self.ticket.emit(Event::ModelFallback {
+                    from: model.id.clone(),
+                    to: next_id.clone(),
+                    reason: failure.message(&model.token),
+                });
+                tried.push(next_id);
+                *model = next;
+                continue;
+            }
+            if !failure.is_retried() || passes >= self.provider.retries {
+                return Err(failure);
+            }
+            passes += 1;
+            let delay = match hint {
+                Some(asked) if asked.as_millis() > self.provider.max_retry_delay_ms.max(0) as u128 => return Err(failure),
+                Some(asked) => asked,
+                None => backoff(passes),
             };
-            self.ticket.emit(Event::ModelFallback {
-                from: model.id.clone(),
-                to: next_id.clone(),
+            self.ticket.emit(Event::Retrying {
+                attempt: passes,
+                delay_ms: delay.as_millis().min(i32::MAX as u128) as i32,
                 reason: failure.message(&model.token),
             });
-            tried.push(next_id);
-            *model = next;
+            // An abort ends the wait at once: the run's task is dropped (`start`).
+            tokio::time::sleep(delay).await;
+            let first_id = self.center.pick_first(&self.provider, self.requirement);
+            let Some(first) = self.center.model(&first_id) else { return Err(failure) };
+            *model = first;
+            tried = vec![first_id];
+            hint = None;
         }
     }
 
@@ -184,30 +210,40 @@ impl Run {
                 .read_to_limit(JSON_ANSWER_LIMIT)
                 .await
                 .map_err(|failure| AttemptFailure { failure, streamed: false })?;
-            self.apply(&mut stream, [chunk::completion_as_chunk(&text)])
+            let completion = chunk::completion_as_chunk(&text);
+            if completion == Parsed::Ignored {
+                return Err(AttemptFailure { failure: response.unreadable(), streamed: false });
+            }
+            self.apply(&mut stream, [completion])
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
             return Ok(stream.tool_calls.finish());
         }
         let mut decoder = crate::sse::SseDecoder::new();
         let mut pending = Vec::new();
+        let mut any_event = false;
         loop {
             let piece = match response.next().await {
                 Ok(piece) => piece,
                 Err(failure) => return Err(AttemptFailure { failure, streamed: stream.streamed }),
             };
             match &piece {
-                Some(bytes) => decoder.feed(bytes, |data| pending.push(chunk::parse(data))),
-                None => decoder.finish(|data| pending.push(chunk::parse(data))),
+                Some(bytes) => decoder.feed_named(bytes, |name, data| pending.push(event(name, data))),
+                None => decoder.finish_named(|name, data| pending.push(event(name, data))),
             }
             if !pending.is_empty() {
                 // An event with data: comments and empty events are not progress (SPEC §H.1.7).
                 response.progressed();
+                any_event = true;
             }
             let done = self
                 .apply(&mut stream, pending.drain(..))
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
+            if piece.is_none() && !any_event {
+                // An HTML page, a captive portal, an unreadable encoding (SPEC §H.1.6).
+                return Err(AttemptFailure { failure: response.unreadable(), streamed: false });
+            }
             if done || piece.is_none() {
                 return Ok(stream.tool_calls.finish());
             }
@@ -303,6 +339,28 @@ impl Run {
     }
 }
 
+/// One event of the stream: an `error` event fails the run whatever its data looks like
+/// (SPEC §H.1.6); any other is a chunk.
+fn event(name: &[u8], data: &str) -> Parsed {
+    if name != b"error" {
+        return chunk::parse(data);
+    }
+    match transport::server_error_message(data) {
+        message if message.is_empty() => Parsed::Error("the server sent an error event without a message".into()),
+        message => Parsed::Error(message),
+    }
+}
+
+/// 1 s × 2^(pass − 1), ±20 % so that many clients turned away together do not return together.
+fn backoff(pass: i32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let base = 1000.0 * 2f64.powi(pass.clamp(1, 20) - 1);
+    // RandomState is seeded per instance: a cheap random number without another dependency.
+    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    let jitter = (random % 4001) as f64 / 10_000.0 - 0.2;
+    Duration::from_millis((base * (1.0 + jitter)) as u64)
+}
+
 /// What one attempt has received so far.
 #[derive(Default)]
 struct Stream {
@@ -327,6 +385,25 @@ fn parse_arguments(text: &str) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backoff_doubles_within_its_jitter() {
+        for (pass, base) in [(1, 1000.0), (2, 2000.0), (3, 4000.0)] {
+            for _ in 0..50 {
+                let ms = backoff(pass).as_millis() as f64;
+                assert!((base * 0.8..=base * 1.2).contains(&ms), "pass {pass}: {ms}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_event_fails_whatever_its_data() {
+        assert_eq!(event(b"error", "overloaded"), Parsed::Error("overloaded".into()));
+        assert_eq!(event(b"error", r#"{"message":"m"}"#), Parsed::Error("m".into()));
+        assert_eq!(event(b"error", r#"{"error":{"message":"e"}}"#), Parsed::Error("e".into()));
+        assert!(matches!(event(b"error", " "), Parsed::Error(m) if m.contains("without a message")));
+        assert_eq!(event(b"", "[DONE]"), Parsed::Done);
+    }
 
     #[test]
     fn arguments_must_be_an_object() {

@@ -2,8 +2,8 @@
 //! arrive, enforcing the model's total and idle timeouts (SPEC §B.2). The idle timeout counts
 //! from the last progress the caller reports (`Body::progressed`), not from the last byte, so
 //! keep-alive comments cannot hold a run open (SPEC §H.1.7). Cancellation is the caller's:
-//! dropping the future or the stream closes the connection. No `Referer` is ever sent
-//! (SPEC §H.1.9).
+//! dropping the future or the stream closes the connection. The client (proxy, TLS, redirects,
+//! decompression) is `crate::network`'s; this file names what failed (SPEC §H.1.9).
 //!
 //! reqwest on tokio with rustls (ring): a maintained client with streaming bodies, connection
 //! reuse and HTTP/2, and no OpenSSL or C toolchain beyond ring's small build.
@@ -11,13 +11,16 @@
 use super::failure::{Failure, Kind};
 use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
-use std::error::Error as _;
-use std::sync::OnceLock;
-use std::time::Duration;
+use crate::network::{self, Purpose};
+use reqwest::header::HeaderMap;
+use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
 /// Longest error body read to report the server's own error message.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
+
+/// How many characters of an unreadable answer a `[ProtocolError]` quotes (SPEC §H.1.6).
+const QUOTED_CHARS: usize = 200;
 
 pub struct Request<'a> {
     /// The model's base url; `/chat/completions` is appended.
@@ -40,46 +43,11 @@ pub struct Body {
     timeout_ms: i32,
     /// Whether the server answered with a plain JSON document instead of an event stream.
     pub is_json: bool,
-}
-
-/// The client for `url`. Plain `http` (local servers: Ollama, LM Studio, llama.cpp, the tests)
-/// gets one that never loads the platform's certificate store: building that store took
-/// ~4 ms, which a first run paid before its first byte (a one-chunk answer: 4.4 ms against
-/// Qt's 0.9 ms). `https` gets the verifying client, built on first use.
-fn client(url: &reqwest::Url) -> &'static reqwest::Client {
-    static TLS: OnceLock<reqwest::Client> = OnceLock::new();
-    static PLAIN: OnceLock<reqwest::Client> = OnceLock::new();
-    let builder = || {
-        // reqwest is built without a bundled crypto provider; `Err` means the host already
-        // installed one, which serves as well.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(90)).referer(false)
-    };
-    if url.scheme() == "https" {
-        return TLS.get_or_init(|| builder().build().unwrap_or_else(|_| reqwest::Client::new()));
-    }
-    PLAIN.get_or_init(|| {
-        let builder = builder(); // first: installs the crypto provider the config below needs
-        // It trusts no certificate, so it must never speak TLS: a redirect to https is refused
-        // (with the reason in the failure) instead of being followed.
-        let no_roots = rustls::ClientConfig::builder()
-            .with_root_certificates(rustls::RootCertStore::empty())
-            .with_no_client_auth();
-        let redirects = reqwest::redirect::Policy::custom(|attempt| {
-            if attempt.url().scheme() != "http" {
-                attempt.error("the server redirects to https; use the https url for this model")
-            } else if attempt.previous().len() >= 10 {
-                attempt.error("too many redirects")
-            } else {
-                attempt.follow()
-            }
-        });
-        builder
-            .tls_backend_preconfigured(no_roots)
-            .redirect(redirects)
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new())
-    })
+    status: u16,
+    content_type: String,
+    /// The first bytes received (enough for `QUOTED_CHARS` characters), to quote when the
+    /// answer turns out to hold no event.
+    head: Vec<u8>,
 }
 
 /// `<base path without trailing slashes>/chat/completions`, keeping the base url's query
@@ -105,11 +73,13 @@ pub fn endpoint(base_url: &str) -> Result<reqwest::Url, Failure> {
 
 pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
     let url = endpoint(request.base_url)?;
+    let client = network::client(&url, Purpose::Model).map_err(|e| setup_failure(e, &url))?;
     let start = Instant::now();
     let deadline = (request.timeout_ms > 0).then(|| start + Duration::from_millis(request.timeout_ms as u64));
     let idle_ms = if request.idle_timeout_ms > 0 { request.idle_timeout_ms } else { crate::model::DEFAULT_IDLE_TIMEOUT_MS };
     let idle = Duration::from_millis(idle_ms as u64);
-    let send = client(&url)
+    let send = client
+        .http
         .post(url.clone())
         .header(AUTHORIZATION, format!("Bearer {}", request.token))
         .header(CONTENT_TYPE, "application/json")
@@ -119,15 +89,12 @@ pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
     let limit = limit(deadline, idle);
     let response = match tokio::time::timeout_at(limit, send).await {
         Ok(Ok(response)) => response,
-        Ok(Err(e)) => return Err(network_failure(&e, &url)),
+        Ok(Err(e)) => return Err(network_failure(&e, &url, client.proxy.as_deref())),
         Err(_) => return Err(timeout_failure(deadline, limit, request.timeout_ms, idle_ms)),
     };
     let status = response.status();
-    let is_json = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    let retry_after = retry_after(response.headers(), SystemTime::now());
     let mut body = Body {
         stream: response.bytes_stream().boxed(),
         deadline,
@@ -136,12 +103,18 @@ pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
         idle,
         idle_ms,
         timeout_ms: request.timeout_ms,
-        is_json,
+        is_json: content_type.trim_start().starts_with("application/json"),
+        status: status.as_u16(),
+        content_type,
+        head: Vec::new(),
     };
+    if status.as_u16() == 407 && let Some(proxy) = &client.proxy {
+        return Err(Failure::new(Kind::ProxyError, format!("proxy {proxy}: the proxy wants other credentials")).with_status(407));
+    }
     if !status.is_success() {
         let text = body.read_to_limit(ERROR_BODY_LIMIT).await.unwrap_or_default();
         let reason = status.canonical_reason().unwrap_or("");
-        return Err(Failure::http(status.as_u16(), reason, &server_error_message(&text)));
+        return Err(Failure::http(status.as_u16(), reason, &server_error_message(&text)).with_retry_after(retry_after));
     }
     Ok(body)
 }
@@ -153,7 +126,13 @@ impl Body {
         let limit = self.deadline.map_or(self.idle_deadline, |d| d.min(self.idle_deadline));
         match tokio::time::timeout_at(limit, self.stream.next()).await {
             Ok(None) => Ok(None),
-            Ok(Some(Ok(bytes))) => Ok(Some(bytes)),
+            Ok(Some(Ok(bytes))) => {
+                let room = (QUOTED_CHARS * 4).saturating_sub(self.head.len());
+                if room > 0 {
+                    self.head.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                }
+                Ok(Some(bytes))
+            }
             Ok(Some(Err(e))) => Err(body_failure(&e)),
             Err(_) => Err(timeout_failure(self.deadline, limit, self.timeout_ms, self.idle_ms)),
         }
@@ -162,6 +141,18 @@ impl Body {
     /// Restarts the idle timeout: what arrived was progress (an event with data).
     pub fn progressed(&mut self) {
         self.idle_deadline = Instant::now() + self.idle;
+    }
+
+    /// The failure for a 200 answer that held no event (SPEC §H.1.6): what arrived, quoted.
+    pub fn unreadable(&self) -> Failure {
+        let text = String::from_utf8_lossy(&self.head);
+        let quoted: String = text.chars().take(QUOTED_CHARS).collect();
+        let content_type = if self.content_type.is_empty() { "none" } else { &self.content_type };
+        let what = if quoted.trim().is_empty() { "an empty body".to_owned() } else { format!("{quoted:?}") };
+        Failure::new(
+            Kind::ProtocolError,
+            format!("HTTP {} with Content-Type {content_type} held no event and no completion: {what}", self.status),
+        )
     }
 
     /// Reads up to `max` bytes (lossy UTF-8), for error bodies and plain JSON answers; every
@@ -210,40 +201,111 @@ pub fn server_error_message(body: &str) -> String {
     body.trim().to_owned()
 }
 
-fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
-    let mut source = Some(e);
-    while let Some(err) = source {
-        if let Some(io) = err.downcast_ref::<std::io::Error>() {
-            return Some(io.kind());
+/// The first error of type `E` in `e`'s causes, looking inside `io::Error`s too (their
+/// `source()` skips the error they wrap).
+fn find<'a, E: std::error::Error + 'static>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a E> {
+    let mut next = Some(e);
+    while let Some(err) = next {
+        if let Some(found) = err.downcast_ref::<E>() {
+            return Some(found);
         }
-        source = err.source();
+        next = match err.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref) {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => err.source(),
+        };
     }
     None
 }
 
-/// The error's causes in one line (reqwest's own text repeats the URL, said separately).
-fn describe(e: &reqwest::Error) -> String {
-    let mut parts = Vec::new();
-    let mut source = e.source();
-    while let Some(err) = source {
-        parts.push(err.to_string());
-        source = err.source();
-    }
-    if parts.is_empty() { e.to_string() } else { parts.join(": ") }
+fn io_kind(e: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    find::<std::io::Error>(e).map(std::io::Error::kind)
 }
 
-fn network_failure(e: &reqwest::Error, url: &reqwest::Url) -> Failure {
-    let host = format!("{}:{}", url.host_str().unwrap_or(""), url.port_or_known_default().unwrap_or(0));
+/// The error's causes in one line, without reqwest's own text (it repeats the url, which the
+/// failure says separately).
+fn describe(e: &reqwest::Error) -> String {
+    match std::error::Error::source(e) {
+        Some(source) => network::describe(source),
+        None => e.to_string(),
+    }
+}
+
+fn setup_failure(e: network::SetupError, url: &reqwest::Url) -> Failure {
+    match e {
+        network::SetupError::Proxy(reason) => Failure::new(Kind::ProxyError, reason),
+        network::SetupError::Tls(reason) => Failure::new(Kind::TlsError, format!("{}: {reason}", host_port(url))),
+    }
+}
+
+fn host_port(url: &reqwest::Url) -> String {
+    format!("{}:{}", url.host_str().unwrap_or(""), url.port_or_known_default().unwrap_or(0))
+}
+
+/// What a certificate problem means to a user.
+fn tls_reason(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    match e {
+        rustls::Error::InvalidCertificate(c) => match c {
+            C::UnknownIssuer => "the certificate's issuer is not trusted (unknown issuer)".into(),
+            C::Expired | C::ExpiredContext { .. } => "the certificate has expired".into(),
+            C::NotValidYet | C::NotValidYetContext { .. } => "the certificate is not valid yet".into(),
+            C::NotValidForName | C::NotValidForNameContext { .. } => "the certificate is for another host name".into(),
+            C::Revoked => "the certificate was revoked".into(),
+            C::BadSignature => "the certificate's signature is bad".into(),
+            other => format!("the certificate was refused: {other}"),
+        },
+        rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired) => {
+            "the server requires a client certificate".into()
+        }
+        rustls::Error::AlertReceived(alert) => format!("the server ended the handshake ({alert:?})"),
+        other => other.to_string(),
+    }
+}
+
+fn network_failure(e: &reqwest::Error, url: &reqwest::Url, proxy: Option<&str>) -> Failure {
+    let host = host_port(url);
+    if let Some(tls) = find::<rustls::Error>(e) {
+        return Failure::new(Kind::TlsError, format!("{host}: {}", tls_reason(tls)));
+    }
+    let causes = describe(e);
+    if let Some(proxy) = proxy
+        && e.is_connect()
+    {
+        // Before a connection to the model exists, everything is between us and the proxy.
+        if causes.contains("proxy authorization required") {
+            return Failure::new(Kind::ProxyError, format!("proxy {proxy}: the proxy wants other credentials")).with_status(407);
+        }
+        let reason = match io_kind(e) {
+            Some(std::io::ErrorKind::ConnectionRefused) => "connection refused".to_owned(),
+            _ => causes,
+        };
+        return Failure::new(Kind::ProxyError, format!("proxy {proxy}: {reason} (on the way to {host})"));
+    }
     match io_kind(e) {
         Some(std::io::ErrorKind::ConnectionRefused) => {
             Failure::new(Kind::ConnectionRefused, format!("Connection to {host} refused"))
         }
-        _ if e.is_connect() => Failure::new(Kind::ConnectionFailed, format!("Could not connect to {host}: {}", describe(e))),
+        _ if e.is_connect() => Failure::new(Kind::ConnectionFailed, format!("Could not connect to {host}: {causes}")),
         Some(std::io::ErrorKind::ConnectionReset) => {
-            Failure::new(Kind::ConnectionReset, format!("Connection to {host} was reset: {}", describe(e)))
+            Failure::new(Kind::ConnectionReset, format!("Connection to {host} was reset: {causes}"))
         }
-        _ => Failure::new(Kind::NetworkError, format!("Request to {host} failed: {}", describe(e))),
+        _ => Failure::new(Kind::NetworkError, format!("Request to {host} failed: {causes}")),
     }
+}
+
+/// The wait a 429/503 asks for: `retry-after-ms` (OpenAI, Anthropic), else `Retry-After` in
+/// seconds or as an HTTP date (RFC 9110 §10.2.3).
+fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok()).filter(|ms| ms.is_finite() && *ms >= 0.0) {
+        return Some(Duration::from_secs_f64(ms.min(1e12) / 1000.0));
+    }
+    let value = header("retry-after")?;
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(1e9)));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 fn body_failure(e: &reqwest::Error) -> Failure {
@@ -269,6 +331,27 @@ mod tests {
         );
         assert_eq!(endpoint("ftp://h/v1").unwrap_err().kind, Kind::UrlSchemeRejected);
         assert_eq!(endpoint("not a url").unwrap_err().kind, Kind::InvalidUrl);
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let hint = |pairs: &[(&'static str, &str)]| {
+            let mut headers = HeaderMap::new();
+            for (name, value) in pairs {
+                headers.insert(*name, value.parse().unwrap());
+            }
+            retry_after(&headers, now)
+        };
+        assert_eq!(hint(&[("retry-after", "2")]), Some(Duration::from_secs(2)));
+        assert_eq!(hint(&[("retry-after", "2"), ("retry-after-ms", "1500")]), Some(Duration::from_millis(1500)));
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
+        assert_eq!(hint(&[("retry-after", &later)]), Some(Duration::from_secs(30)));
+        let past = httpdate::fmt_http_date(now - Duration::from_secs(30));
+        assert_eq!(hint(&[("retry-after", &past)]), Some(Duration::ZERO));
+        assert_eq!(hint(&[("retry-after", "soon")]), None);
+        assert_eq!(hint(&[("retry-after", "-1")]), None);
+        assert_eq!(hint(&[]), None);
     }
 
     #[test]

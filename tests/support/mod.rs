@@ -3,6 +3,9 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod pki;
+pub mod tinyproxy;
+
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

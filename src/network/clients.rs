@@ -1,0 +1,152 @@
+//! The HTTP clients, one per distinct (purpose, plain or TLS, settings): a request looks its
+//! client up by the settings that apply to it now, so a changed configuration takes effect at
+//! the next request (SPEC §H.1.2) while an unchanged one reuses the client's connections and
+//! its loaded trust store.
+//!
+//! Every client: no `Referer` (SPEC §H.1.9); at most 10 redirects, 307/308 repeating the POST
+//! with its body, `Authorization` dropped across origins by reqwest itself, https → http
+//! refused (SPEC §H.1.3); gzip, deflate, br and zstd decoded as the body streams (SPEC §H.1.5).
+
+use super::{NetworkSettings, ProxyUrl, settings_for};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+/// What the client is for: model requests are bounded by the model's own timeouts; MCP
+/// connections also give up connecting after 10 s, and never follow a redirect to another
+/// origin (their entry headers must not leave it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Purpose {
+    Model,
+    Mcp,
+}
+
+/// A client for one url, and the proxy it goes through (for failure messages).
+pub(crate) struct Client {
+    pub http: reqwest::Client,
+    /// "host:port" of the proxy; never its credentials.
+    pub proxy: Option<String>,
+}
+
+/// Why no client could be made for a url.
+#[derive(Debug)]
+pub(crate) enum SetupError {
+    /// An environment proxy variable is not a proxy url.
+    Proxy(String),
+    /// The TLS settings were refused by the TLS library (a key that does not fit its
+    /// certificate, …).
+    Tls(String),
+}
+
+#[derive(PartialEq, Eq, Hash)]
+struct Key {
+    purpose: Purpose,
+    tls: bool,
+    settings: NetworkSettings,
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (https only): the platform store is read from them
+    /// when a client is built, so a change must build a new one.
+    trust_files: [Option<String>; 2],
+}
+
+/// More distinct configurations than this in one process means they keep changing: start over
+/// rather than grow.
+const MAX_CLIENTS: usize = 32;
+
+pub(crate) fn client(url: &reqwest::Url, purpose: Purpose) -> Result<Client, SetupError> {
+    let mut settings = settings_for(url).map_err(SetupError::Proxy)?;
+    let tls = url.scheme() == "https";
+    if !tls {
+        // Plain http never uses the TLS settings: one client whatever they are.
+        settings = NetworkSettings { proxy: settings.proxy, ..NetworkSettings::default() };
+    }
+    let proxy = settings.proxy.as_ref().map(ProxyUrl::shown);
+    let trust_files = match tls {
+        true => ["SSL_CERT_FILE", "SSL_CERT_DIR"].map(|name| std::env::var(name).ok()),
+        false => [None, None],
+    };
+    let key = Key { purpose, tls, settings, trust_files };
+    static CLIENTS: OnceLock<Mutex<HashMap<Key, reqwest::Client>>> = OnceLock::new();
+    let mut clients = CLIENTS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(http) = clients.get(&key) {
+        return Ok(Client { http: http.clone(), proxy });
+    }
+    let http = build(&key)?;
+    if clients.len() >= MAX_CLIENTS {
+        clients.clear();
+    }
+    clients.insert(key, http.clone());
+    Ok(Client { http, proxy })
+}
+
+fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
+    // reqwest is built without a bundled crypto provider; `Err` means the host already
+    // installed one, which serves as well.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut builder = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(90))
+        .referer(false)
+        .redirect(redirects(key.tls, key.purpose));
+    if key.purpose == Purpose::Mcp {
+        builder = builder.connect_timeout(Duration::from_secs(10));
+    }
+    builder = match &key.settings.proxy {
+        Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy.0.clone()).map_err(|e| SetupError::Proxy(e.to_string()))?),
+        None => builder.no_proxy(),
+    };
+    if key.tls {
+        builder = tls(builder, &key.settings)?;
+    } else {
+        // Plain http (local servers: Ollama, LM Studio, llama.cpp, the tests) never loads the
+        // platform's store: that took ~4 ms, paid by a first run before its first byte. This
+        // client trusts no certificate, so it never speaks TLS (redirects to https are refused).
+        let no_roots = rustls::ClientConfig::builder()
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth();
+        builder = builder.tls_backend_preconfigured(no_roots);
+    }
+    builder.build().map_err(|e| SetupError::Tls(describe(&e)))
+}
+
+fn tls(mut builder: reqwest::ClientBuilder, settings: &NetworkSettings) -> Result<reqwest::ClientBuilder, SetupError> {
+    let refused = |what: &str, e: reqwest::Error| SetupError::Tls(format!("{what}: {}", describe(&e)));
+    for pem in &settings.cas {
+        let certificates = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(|e| refused("CA certificate", e))?;
+        builder = builder.tls_certs_merge(certificates);
+    }
+    if let Some(identity) = &settings.identity {
+        let pem = format!("{}\n{}", identity.certificates, identity.key);
+        builder = builder.identity(reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| refused("client identity", e))?);
+    }
+    Ok(builder.tls_danger_accept_invalid_certs(!settings.verify_peer))
+}
+
+fn redirects(tls: bool, purpose: Purpose) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let scheme = attempt.url().scheme();
+        if attempt.previous().len() > 10 {
+            attempt.error("too many redirects (more than 10)")
+        } else if !tls && scheme != "http" {
+            attempt.error("the server redirects to https; use the https url")
+        } else if tls && scheme != "https" {
+            attempt.error("the server redirects from https to http, which is refused")
+        } else if purpose == Purpose::Mcp && attempt.previous().first().is_some_and(|first| first.origin() != attempt.url().origin()) {
+            attempt.error("the server redirects to another origin, where its headers must not go")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// An error with its causes, in one line.
+pub(crate) fn describe(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(err) = source {
+        let text = err.to_string();
+        if !parts.last().is_some_and(|last| last.contains(&text)) {
+            parts.push(text);
+        }
+        source = err.source();
+    }
+    parts.join(": ")
+}
