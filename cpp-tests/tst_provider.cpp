@@ -210,6 +210,26 @@ private slots:
     }
 
     // "fromJson 从 JSON 对象恢复。"
+    // SPEC §H.1.4: retry settings, written to the JSON only when they are not the defaults.
+    void retrySettingsAreChainableAndOnlyNonDefaultsAreSaved()
+    {
+        Provider p(QStringLiteral("Vendor"));
+        QCOMPARE(p.getRetries(), 2);
+        QCOMPARE(p.getMaxRetryDelayMs(), 60000);
+        QVERIFY(!p.toJson().contains(QStringLiteral("retries")));
+        QVERIFY(!p.toJson().contains(QStringLiteral("maxRetryDelayMs")));
+        p.setRetries(0).setMaxRetryDelayMs(5000);
+        const JsonConfig json = p.toJson();
+        QCOMPARE(json.getInt(QStringLiteral("retries")), 0);
+        QCOMPARE(json.getInt(QStringLiteral("maxRetryDelayMs")), 5000);
+        Provider q;
+        QVERIFY(q.fromJson(json));
+        QCOMPARE(q.getRetries(), 0);
+        QCOMPARE(q.getMaxRetryDelayMs(), 5000);
+        QVERIFY(q.fromJson(JsonConfig(QStringLiteral("{\"id\":\"p\"}"))));
+        QCOMPARE(q.getRetries(), 2);
+    }
+
     void fromJsonRestoresFromAJsonObject()
     {
         Provider p;
