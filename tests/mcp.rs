@@ -261,6 +261,41 @@ fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
     assert_eq!(d.last_message().content, "again");
 }
 
+/// Puts the library's default proxy back when dropped (the tests here run one at a time).
+struct DefaultProxy;
+
+impl DefaultProxy {
+    fn set(url: &str) -> DefaultProxy {
+        visindigo_agent::update_network_defaults(|s| s.set_proxy(Some(url))).unwrap();
+        DefaultProxy
+    }
+}
+
+impl Drop for DefaultProxy {
+    fn drop(&mut self) {
+        visindigo_agent::update_network_defaults(|s| s.set_proxy(None)).unwrap();
+    }
+}
+
+#[test]
+fn streamable_http_goes_through_the_same_proxy_as_the_model() {
+    let _serial = serial();
+    let server = HttpServer::start("streamable-http", None);
+    let proxy = support::tinyproxy::Tinyproxy::start(None);
+    let _proxy = DefaultProxy::set(&proxy.url());
+    let srv = chat_server(vec![calls(&[("proxied__add", r#"{"a":1,"b":2}"#)]), answer("done")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(server.entry("proxied", Transport::StreamableHttp, "/mcp"));
+    let bodies = run(&d, &srv);
+    assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
+    assert_eq!(bodies[1]["messages"].as_array().unwrap().last().unwrap()["content"], "3");
+    let forwarded = proxy.requests();
+    let mcp_posts = format!("POST http://127.0.0.1:{}/mcp HTTP/1.1", server.port);
+    assert!(forwarded.iter().filter(|r| **r == mcp_posts).count() >= 2, "initialize and the call: {forwarded:?}");
+    assert!(forwarded.contains(&format!("POST {}/chat/completions HTTP/1.1", srv.base_url())), "{forwarded:?}");
+    c.remove_mcp("proxied");
+}
+
 #[test]
 fn legacy_sse_tools_work() {
     let _serial = serial();

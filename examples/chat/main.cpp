@@ -225,6 +225,9 @@ int main(int argc, char** argv)
     QObject::connect(dialog, &Dialog::modelFallback, [&](const QString& from, const QString& to, const QString& why) {
         out(QStringLiteral("\n  [model %1 failed (%2); trying %3]\n").arg(from, why, to));
     });
+    QObject::connect(dialog, &Dialog::retrying, [&](qint32 attempt, qint32 delayMs, const QString& why) {
+        out(QStringLiteral("\n  [every model failed (%1); retry %2 in %3 ms]\n").arg(why).arg(attempt).arg(delayMs));
+    });
     QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
         if (dialog->isStreaming())
             return; // a tool round: the run goes on

@@ -93,6 +93,12 @@ fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
         Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy.0.clone()).map_err(|e| SetupError::Proxy(e.to_string()))?),
         None => builder.no_proxy(),
     };
+    if !key.tls && key.settings.proxy.as_ref().is_some_and(|p| p.0.scheme() == "http") {
+        // A forwarding proxy may close a connection it answered as keep-alive (tinyproxy
+        // does, at once): a POST sent on it is lost ("connection closed before message
+        // completed"). Plain http through an HTTP proxy therefore never reuses a connection.
+        builder = builder.pool_max_idle_per_host(0);
+    }
     if key.tls {
         builder = tls(builder, &key.settings)?;
     } else {
