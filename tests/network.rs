@@ -66,6 +66,13 @@ fn answered(events: &[Event]) -> String {
     deltas(events)
 }
 
+/// The scripted server over https, logging its request bodies like `chat_server`.
+fn https_server(steps: Vec<Step>, identity: &vi_scripted_server::TlsIdentity) -> ScriptedServer {
+    let server = ScriptedServer::start_tls(vi_scripted_server::script(steps), identity).expect("the https server starts");
+    server.log_bodies_to(std::env::var_os("VI_REQUEST_BODIES_DIR").map(Into::into));
+    server
+}
+
 fn hello() -> Vec<Step> {
     vec![Step::sse(vec![chat_chunk_content("Hello"), done()])]
 }
@@ -89,9 +96,13 @@ fn https_goes_through_the_proxy_with_connect_and_trusts_the_added_ca() {
     let _x = exclusive();
     let pki = Pki::new("connect");
     let proxy = Tinyproxy::start(Some(("alice", "pass-w0rd.1")));
-    let srv = ScriptedServer::start_tls(vi_scripted_server::script(hello()), &pki.server_identity("server", None)).unwrap();
-    set_proxy(&format!("http://alice:pass%2Dw0rd.1@127.0.0.1:{}", proxy.port));
-    add_ca(&pki.pem("ca.pem"));
+    let srv = https_server(hello(), &pki.server_identity("server", None));
+    // Through the C ABI, as a C host would.
+    let proxy_url = format!("http://alice:pass%2Dw0rd.1@127.0.0.1:{}", proxy.port);
+    let ca = pki.pem("ca.pem");
+    use visindigo_agent::ffi::{network, status::ViStatus};
+    assert_eq!(unsafe { network::vi_network_set_proxy(proxy_url.as_ptr().cast(), proxy_url.len()) }, ViStatus::Ok);
+    assert_eq!(unsafe { network::vi_network_add_ca_pem(ca.as_ptr().cast(), ca.len()) }, ViStatus::Ok);
     assert_eq!(answered(&run(vec![model("m", &srv.base_url())])), "Hello");
     assert_eq!(proxy.requests(), vec![format!("CONNECT localhost:{} HTTP/1.1", srv.port())]);
     assert_eq!(srv.requests()[0].header("authorization"), Some("Bearer sk-test-token"));
@@ -104,7 +115,7 @@ fn a_proxy_refusing_the_credentials_is_a_proxy_error_without_the_password() {
     let proxy = Tinyproxy::start(Some(("alice", "right")));
     add_ca(&pki.pem("ca.pem"));
     let plain = chat_server(hello());
-    let tls = ScriptedServer::start_tls(vi_scripted_server::script(hello()), &pki.server_identity("server", None)).unwrap();
+    let tls = https_server(hello(), &pki.server_identity("server", None));
     // No credentials: 407, to the forwarded POST and to the CONNECT alike.
     set_proxy(&proxy.url());
     let expected = format!("[ProxyError] proxy 127.0.0.1:{}: the proxy wants other credentials (HTTP 407)", proxy.port);
@@ -137,7 +148,7 @@ fn socks5_with_credentials_resolves_names_at_the_proxy() {
     let _x = exclusive();
     let pki = Pki::new("socks");
     let socks = Socks5Proxy::start(Some(("bob", "pw"))).unwrap();
-    let srv = ScriptedServer::start_tls(vi_scripted_server::script(hello()), &pki.server_identity("server", None)).unwrap();
+    let srv = https_server(hello(), &pki.server_identity("server", None));
     add_ca(&pki.pem("ca.pem"));
     set_proxy(&format!("socks5h://bob:pw@127.0.0.1:{}", socks.port()));
     assert_eq!(answered(&run(vec![model("m", &srv.base_url())])), "Hello");
@@ -200,7 +211,7 @@ fn the_host_hook_is_asked_at_every_request_and_its_proxy_wins() {
 // ---- TLS (SPEC §H.1.2) --------------------------------------------------------------------
 
 fn tls_server(pki: &Pki, name: &str, client_ca: Option<&str>) -> ScriptedServer {
-    ScriptedServer::start_tls(vi_scripted_server::script(hello()), &pki.server_identity(name, client_ca)).unwrap()
+    https_server(hello(), &pki.server_identity(name, client_ca))
 }
 
 #[test]
@@ -259,11 +270,7 @@ fn a_server_that_wants_a_client_certificate_gets_the_identity() {
 fn ssl_cert_file_is_trusted_and_a_change_applies_at_the_next_run() {
     let _x = exclusive();
     let pki = Pki::new("certfile");
-    let srv = ScriptedServer::start_tls(
-        vi_scripted_server::script(vec![Step::sse(vec![chat_chunk_content("Hello"), done()]); 2]),
-        &pki.server_identity("server", None),
-    )
-    .unwrap();
+    let srv = https_server(vec![Step::sse(vec![chat_chunk_content("Hello"), done()]); 2], &pki.server_identity("server", None));
     assert!(failure(&run(vec![model("m", &srv.base_url())])).unwrap().contains("unknown issuer"));
     // SAFETY: this test holds NETWORK; no other thread of this binary reads the environment now.
     unsafe { std::env::set_var("SSL_CERT_FILE", pki.path("ca.pem")) };
@@ -288,11 +295,7 @@ fn a_307_repeats_the_post_with_its_body_and_https_to_http_is_refused() {
 
     let pki = Pki::new("downgrade");
     add_ca(&pki.pem("ca.pem"));
-    let tls = ScriptedServer::start_tls(
-        vi_scripted_server::script(vec![redirect(format!("{}/chat/completions", target.base_url()))]),
-        &pki.server_identity("server", None),
-    )
-    .unwrap();
+    let tls = https_server(vec![redirect(format!("{}/chat/completions", target.base_url()))], &pki.server_identity("server", None));
     let message = failure(&run(vec![model("m", &tls.base_url())])).unwrap();
     assert!(message.contains("redirects from https to http, which is refused"), "{message}");
     assert_eq!(target.requests().len(), 1);
