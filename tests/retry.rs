@@ -7,25 +7,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use support::*;
 use vi_scripted_server::{Step, chat_chunk_content, done, stall};
-use visindigo_agent::{Center, Dialog, Event, HostToken, Message, Provider, Role};
+use visindigo_agent::{Center, Dialog, Event, Message, Role};
 
-/// A dialog over `models` (highest priority first) whose provider retries as given.
+/// A dialog over `models` (highest priority first) whose provider retries as given, with a
+/// user question.
 fn dialog(models: Vec<visindigo_agent::Model>, retries: i32, max_delay_ms: i32) -> (Center, Dialog, Arc<Recorder>) {
-    let center = Center::new();
-    let mut provider = Provider::with_name("retrying");
-    provider.retries = retries;
-    provider.max_retry_delay_ms = max_delay_ms;
-    let count = models.len() as i32;
-    for (i, m) in models.into_iter().enumerate() {
-        provider.add_model(&m.id, count - i as i32);
-        center.add_model(m);
-    }
-    center.set_default_provider(&provider.id);
-    center.add_provider(provider);
-    let dialog = center.create_dialog();
+    let (center, dialog, recorder) = setup_with(models, |provider| {
+        provider.retries = retries;
+        provider.max_retry_delay_ms = max_delay_ms;
+    });
     dialog.append_message(Message::new(Role::User, "hi"));
-    let recorder = Arc::new(Recorder::default());
-    dialog.set_sink(Some(recorder.clone()), HostToken::NONE);
+    recorder.take();
     (center, dialog, recorder)
 }
 

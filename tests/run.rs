@@ -208,11 +208,8 @@ fn fallback_moves_along_the_provider_on_429_503_and_a_stall() {
 #[test]
 fn when_no_model_is_left_the_last_error_fails_the_run() {
     let srv = chat_server(vec![Step::error(500, "boom"), Step::error(503, "still down")]);
-    let (c, d, rec) = setup(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())]);
     // Exactly SPEC §E.2: no retry passes (those are tests/retry.rs).
-    let mut provider = c.provider(&c.default_provider()).unwrap();
-    provider.retries = 0;
-    c.add_provider(provider);
+    let (_c, d, rec) = setup_with(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())], |p| p.retries = 0);
     d.run();
     wait_idle(&d);
     let events = rec.take();

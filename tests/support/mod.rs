@@ -48,6 +48,11 @@ pub fn model(id: &str, base_url: &str) -> Model {
 /// A private Center with `models` (in priority order, highest first) under one default
 /// provider, and a dialog with a recorder attached.
 pub fn setup(models: Vec<Model>) -> (Center, Dialog, Arc<Recorder>) {
+    setup_with(models, |_| {})
+}
+
+/// `setup`, with the provider changed by `configure` before it is registered.
+pub fn setup_with(models: Vec<Model>, configure: impl FnOnce(&mut Provider)) -> (Center, Dialog, Arc<Recorder>) {
     let center = Center::new();
     let mut provider = Provider::with_name("test");
     let count = models.len() as i32;
@@ -55,6 +60,7 @@ pub fn setup(models: Vec<Model>) -> (Center, Dialog, Arc<Recorder>) {
         provider.add_model(&m.id, count - i as i32);
         center.add_model(m);
     }
+    configure(&mut provider);
     center.set_default_provider(&provider.id);
     center.add_provider(provider);
     let dialog = center.create_dialog();
