@@ -111,8 +111,13 @@ class TestNetwork : public QObject
                         "-CAcreateserial", "-days", "2", "-extfile", name + ".ext", "-out", name + ".pem"});
     }
 
-    // The scripted server over https with `steps` (the last repeated); its port, or 0.
-    quint16 startServer(Child& child, const QJsonArray& steps, bool tls, const QString& clientCa = {})
+    // The SOCKS5 proxy's port of the last startServer(…, socks5) call.
+    quint16 socksPort = 0;
+
+    // The scripted server (over https when `tls`) with `steps` (the last repeated), and with
+    // `socks5` ("user:password") its SOCKS5 proxy too; the server's port, or 0.
+    quint16 startServer(Child& child, const QJsonArray& steps, bool tls, const QString& clientCa = {},
+                        const QString& socks5 = {})
     {
         const QString script = path(QStringLiteral("script-%1.json").arg(quintptr(&child)));
         QFile file(script);
@@ -125,16 +130,21 @@ class TestNetwork : public QObject
             arguments << "--tls-cert" << path("server.pem") << "--tls-key" << path("server.key");
         if (!clientCa.isEmpty())
             arguments << "--tls-client-ca" << path(clientCa + ".pem");
+        if (!socks5.isEmpty())
+            arguments << "--socks5" << socks5;
+        const int lines = socks5.isEmpty() ? 1 : 2;
         child.process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
         child.process->start(QStringLiteral(VI_SCRIPTED_SERVER), arguments);
         QByteArray line;
         QElapsedTimer timer;
         timer.start();
-        while (!line.contains('\n') && timer.elapsed() < 10000) {
+        while (line.count('\n') < lines && timer.elapsed() < 10000) {
             child.process->waitForReadyRead(200);
             line += child.process->readAllStandardOutput();
         }
-        return line.startsWith("PORT ") ? quint16(line.mid(5).trimmed().toUInt()) : 0;
+        const QList<QByteArray> said = line.trimmed().split('\n');
+        socksPort = said.size() == 2 && said[1].startsWith("SOCKS5 ") ? quint16(said[1].mid(7).trimmed().toUInt()) : 0;
+        return said[0].startsWith("PORT ") ? quint16(said[0].mid(5).trimmed().toUInt()) : 0;
     }
 
     // tinyproxy on a free port demanding alice/secret; its port, or 0.
@@ -289,6 +299,24 @@ private Q_SLOTS:
         QByteArray log;
         QTRY_VERIFY((log += proxy.process->readAllStandardOutput()).contains(
             QStringLiteral("CONNECT %1:%2 HTTP/1.1").arg(host).arg(port).toUtf8()));
+    }
+
+    // A SOCKS5 application proxy with credentials: the name goes to the proxy (socks5h).
+    void socks5ApplicationProxy()
+    {
+        const QString host = QHostInfo::localHostName();
+        if (!QHostInfo::fromName(host).addresses().contains(QHostAddress(QHostAddress::LocalHost)))
+            QSKIP(qPrintable("the host name " + host + " does not resolve to 127.0.0.1 on this machine"));
+        Child server;
+        const quint16 port = startServer(server, {hello()}, true, {}, QStringLiteral("bob:pw"));
+        QVERIFY(port && socksPort);
+        trustCa(true);
+        const QString url = QStringLiteral("https://%1:%2/v1").arg(host).arg(port);
+        QNetworkProxy::setApplicationProxy(QNetworkProxy(QNetworkProxy::Socks5Proxy, QStringLiteral("127.0.0.1"), socksPort, "bob", "pw"));
+        QCOMPARE(runOnce(url), QStringLiteral("ok:Hello"));
+        QNetworkProxy::setApplicationProxy(QNetworkProxy(QNetworkProxy::Socks5Proxy, QStringLiteral("127.0.0.1"), socksPort, "bob", "nope"));
+        const QString refused = runOnce(url, nullptr, 0);
+        QVERIFY2(refused.startsWith(QStringLiteral("failed:[ProxyError] proxy 127.0.0.1:%1: ").arg(socksPort)), qPrintable(refused));
     }
 
     void clientCertificateFromQt()

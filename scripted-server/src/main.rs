@@ -1,4 +1,4 @@
-//! `vi-scripted-server --script <file.json | -> [--port N] [--tls-cert F --tls-key F [--tls-client-ca F]]`
+//! `vi-scripted-server --script <file.json | -> [--port N] [--tls-cert F --tls-key F [--tls-client-ca F]] [--socks5 USER:PASS | --socks5 -]`
 //!
 //! Runs the scripted server for tests in another process (the C++ QtTest suites) and for the
 //! chat example's offline demo. It prints exactly one line, `PORT <n>`, once it is listening,
@@ -7,16 +7,17 @@
 //! the server behind. `--script -` starts with an empty script, to be set with `POST /__script`.
 //! With `--tls-cert` (PEM chain) and `--tls-key`, it serves https on that port instead (the
 //! certificate must name `localhost`); `--tls-client-ca` also demands a client certificate
-//! issued by that CA.
+//! issued by that CA. `--socks5` also starts a SOCKS5 proxy (`-`: no authentication) and prints
+//! a second line, `SOCKS5 <n>`, with its port.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
-use vi_scripted_server::{ScriptedServer, TlsIdentity};
+use vi_scripted_server::{ScriptedServer, Socks5Proxy, TlsIdentity};
 
 const USAGE: &str =
-    "usage: vi-scripted-server --script <file.json | -> [--port N] [--tls-cert F --tls-key F [--tls-client-ca F]]";
+    "usage: vi-scripted-server --script <file.json | -> [--port N] [--tls-cert F --tls-key F [--tls-client-ca F]] [--socks5 USER:PASS | -]";
 
 struct Options {
     script: String,
@@ -24,12 +25,15 @@ struct Options {
     tls_cert: Option<String>,
     tls_key: Option<String>,
     tls_client_ca: Option<String>,
+    /// `Some(None)`: a SOCKS5 proxy without authentication.
+    socks5: Option<Option<(String, String)>>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut script = None;
     let mut port = 0;
     let (mut tls_cert, mut tls_key, mut tls_client_ca) = (None, None, None);
+    let mut socks5 = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--script" => script = Some(args.next().ok_or("--script needs a value")?),
@@ -40,6 +44,16 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
             "--tls-cert" => tls_cert = Some(args.next().ok_or("--tls-cert needs a file")?),
             "--tls-key" => tls_key = Some(args.next().ok_or("--tls-key needs a file")?),
             "--tls-client-ca" => tls_client_ca = Some(args.next().ok_or("--tls-client-ca needs a file")?),
+            "--socks5" => {
+                let value = args.next().ok_or("--socks5 needs USER:PASS or -")?;
+                socks5 = Some(match value.as_str() {
+                    "-" => None,
+                    credentials => {
+                        let (user, password) = credentials.split_once(':').ok_or("--socks5 needs USER:PASS or -")?;
+                        Some((user.to_owned(), password.to_owned()))
+                    }
+                });
+            }
             // An empty message: print the usage alone and succeed.
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
@@ -54,6 +68,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
         tls_cert,
         tls_key,
         tls_client_ca,
+        socks5,
     })
 }
 
@@ -88,7 +103,18 @@ fn run() -> Result<(), String> {
         .map_err(|e| format!("cannot start: {e}"))?;
     server.log_bodies_to(std::env::var_os(BODY_LOG_VARIABLE).map(Into::into));
     let mut stdout = std::io::stdout().lock();
+    let socks5 = match &options.socks5 {
+        Some(credentials) => {
+            let credentials = credentials.as_ref().map(|(u, p)| (u.as_str(), p.as_str()));
+            Some(Socks5Proxy::start(credentials).map_err(|e| format!("cannot start the SOCKS5 proxy: {e}"))?)
+        }
+        None => None,
+    };
     writeln!(stdout, "PORT {}", server.port())
+        .and_then(|()| match &socks5 {
+            Some(proxy) => writeln!(stdout, "SOCKS5 {}", proxy.port()),
+            None => Ok(()),
+        })
         .and_then(|()| stdout.flush())
         .map_err(|e| e.to_string())?;
     drop(stdout);

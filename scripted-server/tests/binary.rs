@@ -206,3 +206,26 @@ fn bad_arguments_fail_with_usage() {
         assert!(output.stdout.is_empty(), "{args:?}");
     }
 }
+
+#[test]
+fn socks5_prints_its_port_on_a_second_line_and_speaks_socks5() {
+    use std::io::{Read, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vi-scripted-server"))
+        .args(["--script", "-", "--socks5", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn the binary");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let second = lines.next().unwrap().unwrap();
+    assert!(first.starts_with("PORT "), "{first:?}");
+    let port: u16 = second.strip_prefix("SOCKS5 ").and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("{second:?}"));
+    let mut socks = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socks.write_all(&[5, 1, 0]).unwrap();
+    let mut choice = [0u8; 2];
+    socks.read_exact(&mut choice).unwrap();
+    assert_eq!(choice, [5, 0], "no authentication, as asked");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+}
