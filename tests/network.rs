@@ -326,9 +326,9 @@ impl visindigo_agent::EventSink for Timed {
 }
 
 #[test]
-fn gzip_and_deflate_streams_are_decoded_event_by_event() {
+fn gzip_deflate_br_and_zstd_streams_are_decoded_event_by_event() {
     let _x = exclusive();
-    for encoding in ["gzip", "deflate"] {
+    for encoding in ["gzip", "deflate", "br", "zstd"] {
         let step = Step::sse(vec![chat_chunk_content("one"), sleep_ms(400), chat_chunk_content("two"), done()])
             .content_encoding(encoding);
         let srv = chat_server(vec![step]);

@@ -76,7 +76,8 @@ impl Step {
         self.with("close_after_headers", true)
     }
 
-    /// `"gzip"` or `"deflate"`: the body is compressed (an event stream per event).
+    /// `"gzip"`, `"deflate"`, `"br"` or `"zstd"`: the body is compressed (an event stream is
+    /// flushed per event).
     pub fn content_encoding(self, encoding: &str) -> Step {
         self.with("content_encoding", encoding)
     }

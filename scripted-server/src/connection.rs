@@ -172,7 +172,7 @@ async fn serve_step(
                 ))
                 .await?;
             if !step.close_after_headers {
-                let mut writer = ChunkedWriter::new(stream, step.encoding);
+                let mut writer = ChunkedWriter::new(stream, step.encoding)?;
                 match stream_events(&mut writer, events, step.line_ending).await? {
                     StreamEnd::Finished => writer.finish().await?,
                     StreamEnd::Reset => return Ok(Outcome::Reset),

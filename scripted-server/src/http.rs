@@ -405,21 +405,27 @@ pub(crate) struct ChunkedWriter<'a> {
 enum Compressor {
     Gzip(flate2::write::GzEncoder<Vec<u8>>),
     Deflate(flate2::write::ZlibEncoder<Vec<u8>>),
+    Brotli(Box<brotli::CompressorWriter<Vec<u8>>>),
+    Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
 }
 
 impl Compressor {
-    fn new(encoding: Encoding) -> Compressor {
+    fn new(encoding: Encoding) -> io::Result<Compressor> {
         let level = flate2::Compression::default();
-        match encoding {
+        Ok(match encoding {
             Encoding::Gzip => Compressor::Gzip(flate2::write::GzEncoder::new(Vec::new(), level)),
             Encoding::Deflate => Compressor::Deflate(flate2::write::ZlibEncoder::new(Vec::new(), level)),
-        }
+            Encoding::Brotli => Compressor::Brotli(Box::new(brotli::CompressorWriter::new(Vec::new(), 4096, 5, 22))),
+            Encoding::Zstd => Compressor::Zstd(zstd::stream::write::Encoder::new(Vec::new(), 3)?),
+        })
     }
 
     fn writer(&mut self) -> &mut dyn Write {
         match self {
             Compressor::Gzip(e) => e,
             Compressor::Deflate(e) => e,
+            Compressor::Brotli(e) => e.as_mut(),
+            Compressor::Zstd(e) => e,
         }
     }
 
@@ -429,6 +435,8 @@ impl Compressor {
         Ok(std::mem::take(match self {
             Compressor::Gzip(e) => e.get_mut(),
             Compressor::Deflate(e) => e.get_mut(),
+            Compressor::Brotli(e) => e.get_mut(),
+            Compressor::Zstd(e) => e.get_mut(),
         }))
     }
 
@@ -436,25 +444,27 @@ impl Compressor {
         match self {
             Compressor::Gzip(e) => e.finish(),
             Compressor::Deflate(e) => e.finish(),
+            Compressor::Brotli(e) => Ok(e.into_inner()),
+            Compressor::Zstd(e) => e.finish(),
         }
     }
 }
 
 /// `body` compressed whole.
 pub(crate) fn compress(encoding: Encoding, body: &[u8]) -> io::Result<Vec<u8>> {
-    let mut compressor = Compressor::new(encoding);
+    let mut compressor = Compressor::new(encoding)?;
     compressor.writer().write_all(body)?;
     compressor.finish()
 }
 
 impl<'a> ChunkedWriter<'a> {
-    pub fn new(stream: &'a mut TcpStream, encoding: Option<Encoding>) -> Self {
-        ChunkedWriter {
+    pub fn new(stream: &'a mut TcpStream, encoding: Option<Encoding>) -> io::Result<Self> {
+        Ok(ChunkedWriter {
             stream,
             pending: Vec::with_capacity(CHUNK_TARGET_BYTES),
             frame: Vec::new(),
-            compressor: encoding.map(Compressor::new),
-        }
+            compressor: encoding.map(Compressor::new).transpose()?,
+        })
     }
 
     pub async fn write(&mut self, bytes: &[u8]) -> io::Result<()> {

@@ -38,7 +38,7 @@
 //! | `line_ending` | `"\n"` (default), `"\r"` or `"\r\n"`: used for every line end the SSE framing writes |
 //! | `delay_ms` | wait this long before sending the status line |
 //! | `close_after_headers` | `true`: close the connection right after the response head |
-//! | `content_encoding` | `"gzip"` or `"deflate"` (zlib): the body is compressed and `Content-Encoding` set; an event stream is one compressed stream, sync-flushed after each event, so every event decodes as soon as its chunk arrives |
+//! | `content_encoding` | `"gzip"`, `"deflate"` (zlib), `"br"` or `"zstd"`: the body is compressed and `Content-Encoding` set; an event stream is one compressed stream, sync-flushed after each event, so every event decodes as soon as its chunk arrives |
 //!
 //! `body` and `events` exclude each other; a step with neither has an empty body.
 //!

@@ -82,6 +82,8 @@ pub(crate) enum Encoding {
     Gzip,
     /// HTTP's "deflate": the zlib format (RFC 9110 §8.4.1.2).
     Deflate,
+    Brotli,
+    Zstd,
 }
 
 impl Encoding {
@@ -89,6 +91,8 @@ impl Encoding {
         match self {
             Encoding::Gzip => "gzip",
             Encoding::Deflate => "deflate",
+            Encoding::Brotli => "br",
+            Encoding::Zstd => "zstd",
         }
     }
 }
@@ -220,7 +224,9 @@ fn parse_step(step: &Value) -> Result<ParsedStep, String> {
                 parsed.encoding = Some(match value.as_str() {
                     Some("gzip") => Encoding::Gzip,
                     Some("deflate") => Encoding::Deflate,
-                    _ => return Err("\"content_encoding\" must be \"gzip\" or \"deflate\"".into()),
+                    Some("br") => Encoding::Brotli,
+                    Some("zstd") => Encoding::Zstd,
+                    _ => return Err("\"content_encoding\" must be \"gzip\", \"deflate\", \"br\" or \"zstd\"".into()),
                 })
             }
             other => return Err(format!("unknown key \"{other}\"")),
