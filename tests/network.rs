@@ -236,13 +236,16 @@ fn an_untrusted_certificate_is_a_tls_error_that_falls_back_without_retrying() {
 }
 
 #[test]
-fn a_certificate_for_another_host_or_self_signed_is_refused_unless_verification_is_off() {
+fn a_certificate_for_another_host_expired_or_self_signed_is_refused_unless_verification_is_off() {
     let _x = exclusive();
     let pki = Pki::new("names");
     add_ca(&pki.pem("ca.pem"));
     let wrong = tls_server(&pki, "wrong-host", None);
     let message = failure(&run(vec![model("m", &wrong.base_url())])).unwrap();
     assert_eq!(message, format!("[TlsError] localhost:{}: the certificate is for another host name", wrong.port()));
+    let expired = tls_server(&pki, "expired", None);
+    let message = failure(&run(vec![model("m", &expired.base_url())])).unwrap();
+    assert_eq!(message, format!("[TlsError] localhost:{}: the certificate has expired", expired.port()));
     let self_signed = tls_server(&pki, "self-signed", None);
     let message = failure(&run(vec![model("m", &self_signed.base_url())])).unwrap();
     assert!(message.contains("unknown issuer"), "{message}");

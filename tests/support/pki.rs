@@ -1,6 +1,6 @@
 //! Certificates made with `openssl` at test time (never committed keys): a test CA, server
-//! certificates for `localhost` and for another name, a self-signed one, and a client
-//! certificate from a second CA. EC P-256 keys: fast to make.
+//! certificates for `localhost` and for another name, one that expired in 2020, a self-signed
+//! one, and a client certificate from a second CA. EC P-256 keys: fast to make.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,6 +21,7 @@ impl Pki {
         pki.leaf("server", "ca", "localhost", "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth");
         pki.leaf("wrong-host", "ca", "wrong.example", "subjectAltName=DNS:wrong.example\nextendedKeyUsage=serverAuth");
         pki.leaf("client", "client-ca", "visindigo client", "extendedKeyUsage=clientAuth");
+        pki.expired("expired", "ca");
         pki.openssl(&[
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
             "-subj", "/CN=Visindigo self-signed", "-addext", "subjectAltName=DNS:localhost", "-addext", "basicConstraints=critical,CA:FALSE",
@@ -64,6 +65,26 @@ impl Pki {
         self.openssl(&[
             "x509", "-req", "-in", &format!("{name}.csr"), "-CA", &format!("{ca}.pem"), "-CAkey", &format!("{ca}.key"),
             "-CAcreateserial", "-days", "2", "-extfile", &format!("{name}.ext"), "-out", &format!("{name}.pem"),
+        ]);
+    }
+
+    /// A `localhost` certificate valid only on 1 January 2020 (`openssl x509` cannot date one
+    /// in the past; `openssl ca` can).
+    fn expired(&self, name: &str, ca: &str) {
+        let config = "[ca]\ndefault_ca = test\n[test]\ndatabase = index.txt\nnew_certs_dir = .\nserial = serial.txt\n\
+                      default_md = sha256\npolicy = any\nx509_extensions = leaf\n[any]\ncommonName = supplied\n\
+                      [leaf]\nbasicConstraints = CA:FALSE\nsubjectAltName = DNS:localhost\nextendedKeyUsage = serverAuth\n";
+        std::fs::write(self.path("ca.cnf"), config).unwrap();
+        std::fs::write(self.path("index.txt"), "").unwrap();
+        std::fs::write(self.path("serial.txt"), "1000\n").unwrap();
+        self.openssl(&[
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-subj", "/CN=localhost", "-keyout", &format!("{name}.key"), "-out", &format!("{name}.csr"),
+        ]);
+        self.openssl(&[
+            "ca", "-config", "ca.cnf", "-batch", "-cert", &format!("{ca}.pem"), "-keyfile", &format!("{ca}.key"),
+            "-in", &format!("{name}.csr"), "-out", &format!("{name}.pem"), "-notext",
+            "-startdate", "20200101000000Z", "-enddate", "20200102000000Z",
         ]);
     }
 
