@@ -542,3 +542,19 @@ fn the_base_urls_query_is_kept_and_no_referer_is_sent_on_a_redirect() {
     assert_eq!(requests[1].body_json, requests[0].body_json, "a 307 repeats the body");
     assert_eq!(requests[1].header("referer"), None);
 }
+
+#[test]
+fn an_answer_with_too_many_tool_calls_fails_instead_of_stalling_the_runtime() {
+    let calls: Vec<Value> = (0..5_000).map(|i| chat_chunk_tool_call(i, &format!("c{i}"), "get_time", "{}")).collect();
+    let srv = chat_server(vec![Step::sse(calls)]);
+    let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    d.run();
+    wait_idle(&d);
+    let events = rec.take();
+    assert_eq!(
+        events.last().unwrap(),
+        &Event::RunFailed("[ProtocolError] the answer has more than 1024 tool calls".into()),
+        "{:?}",
+        &events[events.len().saturating_sub(3)..]
+    );
+}

@@ -9,6 +9,7 @@
 //! runs once per chunk of very long streams. Nothing here panics.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::scan::{self, Scanner};
 use serde_json::Value;
@@ -85,27 +86,36 @@ pub struct ToolCall {
 /// Assembles tool calls from their streamed pieces, per `index` (SPEC §D.1 item 4).
 #[derive(Debug, Clone, Default)]
 pub struct ToolCallAccumulator {
-    /// (index, call so far), in order of first appearance.
+    /// The calls in order of first appearance, each with its index.
     calls: Vec<(i64, ToolCall)>,
+    /// index → position in `calls`: a stream with many indexes must not cost a scan per piece
+    /// (10k distinct indexes took 37 ms, 100k 13.5 s on the one runtime thread).
+    positions: HashMap<i64, usize>,
 }
+
+/// More tool calls than this in one answer fails the attempt (no model asks for that many).
+pub const MAX_TOOL_CALLS: usize = 1024;
 
 impl ToolCallAccumulator {
     /// Adds one piece: a non-empty `id` replaces the stored id; `name` and `arguments` pieces are
-    /// appended to what the same index has so far.
-    pub fn add(&mut self, delta: &ToolCallDelta) {
-        // Pieces of one call usually arrive together, so look from the most recent entry.
-        let slot = match self
-            .calls
-            .iter()
-            .rposition(|(index, _)| *index == delta.index)
-        {
-            Some(pos) => &mut self.calls[pos].1,
-            None => {
-                self.calls.push((delta.index, ToolCall::default()));
-                let last = self.calls.len() - 1;
-                &mut self.calls[last].1
-            }
+    /// appended to what the same index has so far. `Err` names the limit a new index would pass.
+    pub fn add(&mut self, delta: &ToolCallDelta) -> Result<(), String> {
+        // Pieces of one call usually arrive together: the most recent entry first.
+        let position = match self.calls.last() {
+            Some((index, _)) if *index == delta.index => self.calls.len() - 1,
+            _ => match self.positions.get(&delta.index) {
+                Some(&position) => position,
+                None if self.calls.len() == MAX_TOOL_CALLS => {
+                    return Err(format!("the answer has more than {MAX_TOOL_CALLS} tool calls"));
+                }
+                None => {
+                    self.positions.insert(delta.index, self.calls.len());
+                    self.calls.push((delta.index, ToolCall::default()));
+                    self.calls.len() - 1
+                }
+            },
         };
+        let slot = &mut self.calls[position].1;
         if let Some(id) = delta.id.as_deref().filter(|id| !id.is_empty()) {
             id.clone_into(&mut slot.id);
         }
@@ -115,6 +125,7 @@ impl ToolCallAccumulator {
         if let Some(arguments) = &delta.arguments {
             slot.arguments.push_str(arguments);
         }
+        Ok(())
     }
 
     /// The calls in ascending index order.
@@ -621,7 +632,7 @@ mod tests {
         let mut acc = ToolCallAccumulator::default();
         for data in stream {
             for d in &chunk(data).tool_calls {
-                acc.add(d);
+                acc.add(d).unwrap();
             }
         }
         assert_eq!(
@@ -651,7 +662,7 @@ mod tests {
             r#"{"choices":[{"delta":{"tool_calls":[{"index":"bogus","function":{"arguments":""}}]}}]}"#,
         ] {
             for d in &chunk(data).tool_calls {
-                acc.add(d);
+                acc.add(d).unwrap();
             }
         }
         assert_eq!(
@@ -667,11 +678,11 @@ mod tests {
     #[test]
     fn accumulator_id_replacement() {
         let mut acc = ToolCallAccumulator::default();
-        acc.add(&tc(0, Some("first"), Some("f"), None));
-        acc.add(&tc(0, None, None, Some("{")));
-        acc.add(&tc(0, Some(""), None, Some("}"))); // empty id does not replace
+        acc.add(&tc(0, Some("first"), Some("f"), None)).unwrap();
+        acc.add(&tc(0, None, None, Some("{"))).unwrap();
+        acc.add(&tc(0, Some(""), None, Some("}"))).unwrap(); // empty id does not replace
         assert_eq!(acc.clone().finish()[0].id, "first");
-        acc.add(&tc(0, Some("second"), None, None)); // non-empty id replaces
+        acc.add(&tc(0, Some("second"), None, None)).unwrap(); // non-empty id replaces
         let calls = acc.finish();
         assert_eq!(calls[0].id, "second");
         assert_eq!(calls[0].name, "f");
@@ -679,13 +690,29 @@ mod tests {
     }
 
     #[test]
+    fn many_indexes_are_collected_and_bounded() {
+        let mut acc = ToolCallAccumulator::default();
+        for index in 0..MAX_TOOL_CALLS as i64 {
+            acc.add(&tc(index, Some("id"), Some("f"), Some("{"))).unwrap();
+        }
+        for index in (0..MAX_TOOL_CALLS as i64).rev() {
+            acc.add(&tc(index, None, None, Some("}"))).unwrap();
+        }
+        let error = acc.add(&tc(-1, None, None, None)).unwrap_err();
+        assert_eq!(error, format!("the answer has more than {MAX_TOOL_CALLS} tool calls"));
+        let calls = acc.finish();
+        assert_eq!(calls.len(), MAX_TOOL_CALLS);
+        assert!(calls.iter().all(|c| c.arguments == "{}"));
+    }
+
+    #[test]
     fn accumulator_orders_by_index() {
         let mut acc = ToolCallAccumulator::default();
-        acc.add(&tc(2, Some("c"), Some("h"), None));
-        acc.add(&tc(0, Some("a"), Some("f"), None));
-        acc.add(&tc(1, Some("b"), Some("g"), None));
-        acc.add(&tc(2, None, None, Some("x")));
-        acc.add(&tc(0, None, None, Some("y")));
+        acc.add(&tc(2, Some("c"), Some("h"), None)).unwrap();
+        acc.add(&tc(0, Some("a"), Some("f"), None)).unwrap();
+        acc.add(&tc(1, Some("b"), Some("g"), None)).unwrap();
+        acc.add(&tc(2, None, None, Some("x"))).unwrap();
+        acc.add(&tc(0, None, None, Some("y"))).unwrap();
         let calls = acc.finish();
         let ids: Vec<_> = calls.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["a", "b", "c"]);
@@ -696,7 +723,7 @@ mod tests {
     #[test]
     fn accumulator_empty_delta_registers_index() {
         let mut acc = ToolCallAccumulator::default();
-        acc.add(&tc(5, None, None, None));
+        acc.add(&tc(5, None, None, None)).unwrap();
         assert_eq!(acc.finish(), [ToolCall::default()]);
         assert!(ToolCallAccumulator::default().finish().is_empty());
     }
@@ -1098,7 +1125,7 @@ mod completion_tests {
         let Parsed::Chunk(c) = completion_as_chunk(text) else { panic!("not a chunk") };
         assert_eq!(c.content.as_deref(), Some("Hi"));
         let mut acc = ToolCallAccumulator::default();
-        c.tool_calls.iter().for_each(|d| acc.add(d));
+        c.tool_calls.iter().for_each(|d| acc.add(d).unwrap());
         let calls = acc.finish();
         assert_eq!(calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert!(c.usage.is_some());

@@ -256,7 +256,7 @@ impl Run {
         let mut outcome = Ok(false);
         let mut usage = None;
         let mut pieces = Vec::new();
-        for parsed in chunks {
+        'chunks: for parsed in chunks {
             match parsed {
                 Parsed::Done => {
                     outcome = Ok(true);
@@ -275,7 +275,11 @@ impl Run {
                         pieces.push(Piece::Content(content));
                     }
                     for delta in &c.tool_calls {
-                        stream.tool_calls.add(delta);
+                        if let Err(limit) = stream.tool_calls.add(delta) {
+                            outcome = Err(Failure::new(Kind::ProtocolError, limit));
+                            stream.streamed = true;
+                            break 'chunks;
+                        }
                     }
                     stream.streamed |= !c.tool_calls.is_empty();
                     if c.usage.is_some() {
