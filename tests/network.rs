@@ -73,6 +73,18 @@ fn https_server(steps: Vec<Step>, identity: &vi_scripted_server::TlsIdentity) ->
     server
 }
 
+/// A run over a model at `url`, then a good backup: it falls back with a reason holding
+/// `reason` and the backup answers.
+fn falls_back_to_a_backup(url: &str, reason: &str) {
+    let backup = chat_server(hello());
+    let events = run(vec![model("m", url), model("backup", &backup.base_url())]);
+    assert!(
+        events.iter().any(|e| matches!(e, Event::ModelFallback { reason: r, .. } if r.contains(reason))),
+        "{events:?}"
+    );
+    assert_eq!(answered(&events), "Hello");
+}
+
 fn hello() -> Vec<Step> {
     vec![Step::sse(vec![chat_chunk_content("Hello"), done()])]
 }
@@ -226,13 +238,7 @@ fn an_untrusted_certificate_is_a_tls_error_that_falls_back_without_retrying() {
         format!("[TlsError] localhost:{port}: the certificate's issuer is not trusted (unknown issuer)")
     );
     assert!(!events.iter().any(|e| matches!(e, Event::Retrying { .. })), "TLS failures are not retried");
-    let backup = chat_server(hello());
-    let events = run(vec![model("m", &srv.base_url()), model("backup", &backup.base_url())]);
-    assert!(
-        events.iter().any(|e| matches!(e, Event::ModelFallback { reason, .. } if reason.starts_with("[TlsError]"))),
-        "{events:?}"
-    );
-    assert_eq!(answered(&events), "Hello");
+    falls_back_to_a_backup(&srv.base_url(), "[TlsError]");
 }
 
 #[test]
@@ -365,13 +371,7 @@ fn a_200_without_any_event_is_a_protocol_error_that_falls_back_but_is_not_retrie
     assert_eq!(srv.requests().len(), 1, "a wrong base url does not heal: no retry");
 
     let empty = chat_server(vec![Step::sse(vec![])]);
-    let backup = chat_server(hello());
-    let events = run(vec![model("m", &empty.base_url()), model("b", &backup.base_url())]);
-    assert!(
-        events.iter().any(|e| matches!(e, Event::ModelFallback { reason, .. } if reason.contains("an empty body"))),
-        "{events:?}"
-    );
-    assert_eq!(answered(&events), "Hello");
+    falls_back_to_a_backup(&empty.base_url(), "an empty body");
 
     let unknown = chat_server(vec![Step::sse(vec![raw("\u{1}\u{2}binary")]).header("Content-Encoding", "x-unknown")]);
     let message = failure(&run(vec![model("m", &unknown.base_url())])).unwrap();
