@@ -654,8 +654,15 @@ mod tests {
             "{\"models\":[{\"id\":\"m\"}],\"defaultProviderId\":5,\"dialogs\":[]}",
             "{\"dialogs\":[{\"id\":\"a\"}]} x",
             "{\"dialogs\":[{\"id\":\"a\",]}",
+            // What serde_json rejects inside values the reader skips (issue 14).
+            "{\"dialogs\":{\"\":\"\\ud800\"}}",
+            "{\"x\":1e400}",
+            "{\"dialogs\":[{\"id\":\"a\",\"unknown\":[\"\\udc00\"]}]}",
         ] {
             same_by_both_paths(text);
+        }
+        for depth in [127, 128, 129, 1000] {
+            same_by_both_paths(&format!("{{\"x\":{}{}}}", "[".repeat(depth), "]".repeat(depth)));
         }
     }
 }

@@ -14,7 +14,7 @@
 
 use crate::message::{Image, Message, Role};
 use crate::text::Text;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -146,12 +146,61 @@ impl<'de, T: Default, F: FnOnce(&str) -> T> Visitor<'de> for Lenient<F> {
         Ok(T::default())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<T, A::Error> {
-        while a.next_element::<IgnoredAny>()?.is_some() {}
+        while a.next_element::<Checked>()?.is_some() {}
         Ok(T::default())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<T, A::Error> {
-        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        while a.next_entry::<Checked, Checked>()?.is_some() {}
         Ok(T::default())
+    }
+}
+
+/// A value the reader skips, checked as serde_json checks a value it keeps: `IgnoredAny`
+/// skips without checking, so it let through what `serde_json::Value` rejects (a lone
+/// surrogate escape, `1e400`, nesting beyond 128) and one document got two verdicts.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CheckedVisitor)
+    }
+}
+
+struct CheckedVisitor;
+
+impl<'de> Visitor<'de> for CheckedVisitor {
+    type Value = Checked;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Checked, A::Error> {
+        while a.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Checked, A::Error> {
+        while a.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
     }
 }
 
@@ -181,7 +230,7 @@ impl<'de, T: FromEntries> Deserialize<'de> for ObjectsOf<T> {
                 Ok(out)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Vec<T>, A::Error> {
-                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                while a.next_entry::<Checked, Checked>()?.is_some() {}
                 Ok(Vec::new())
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Vec<T>, E> {
@@ -231,7 +280,7 @@ impl<'de, T: FromEntries> Visitor<'de> for ObjectOrSkip<'_, T> {
         }
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
-        while a.next_element::<IgnoredAny>()?.is_some() {}
+        while a.next_element::<Checked>()?.is_some() {}
         Ok(())
     }
     fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
@@ -283,7 +332,7 @@ impl FromEntries for Image {
                 Some(0) => self.url = a.next_value::<LenientString>()?.0,
                 Some(1) => self.detail = a.next_value::<LenientString>()?.0,
                 _ => {
-                    a.next_value::<IgnoredAny>()?;
+                    a.next_value::<Checked>()?;
                 }
             }
         }
@@ -307,7 +356,7 @@ impl FromEntries for Message {
                 Some(5) => m.reasoning = a.next_value::<LenientString>()?.0,
                 Some(6) => m.images = a.next_value::<ObjectsOf<Image>>()?.0,
                 _ => {
-                    a.next_value::<IgnoredAny>()?;
+                    a.next_value::<Checked>()?;
                 }
             }
         }
