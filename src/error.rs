@@ -26,3 +26,12 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The text of a caught panic (a `&str` or `String` payload), for the message that reports it.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}

@@ -558,3 +558,32 @@ fn an_answer_with_too_many_tool_calls_fails_instead_of_stalling_the_runtime() {
         &events[events.len().saturating_sub(3)..]
     );
 }
+
+/// A host function with a bug: it panics when called.
+struct Panicking(FunctionSpec);
+
+impl Function for Panicking {
+    fn spec(&self) -> &FunctionSpec {
+        &self.0
+    }
+    fn invoke(&self, _: Value, _: HostToken, _: ToolReply) {
+        panic!("the host function has a bug");
+    }
+}
+
+#[test]
+fn a_panic_inside_a_run_ends_that_run_as_an_internal_error_and_the_dialog_goes_on() {
+    let srv = chat_server(vec![tool_round("call_1"), Step::sse(vec![chat_chunk_content("fine"), done()])]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let spec = FunctionSpec { id: "get_time".into(), name: "t".into(), description: "d".into(), parameter_schema: json!({}), host: None };
+    c.add_function(Arc::new(Panicking(spec)));
+    d.append_message(user("time?"));
+    d.run();
+    wait_idle(&d);
+    let events = rec.take();
+    assert_eq!(events.last().unwrap(), &Event::RunFailed("[InternalError] the host function has a bug".into()), "{events:?}");
+    c.remove_function("get_time");
+    d.run();
+    wait_idle(&d);
+    assert_eq!(deltas(&rec.take()), "fine", "the next run works");
+}

@@ -69,11 +69,7 @@ pub(crate) fn boundary<T: Outcome>(function: &str, body: impl FnOnce() -> Result
             T::failed(failure.status)
         }
         Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
+            let what = crate::error::panic_text(&*panic);
             set_last_error(&format!("{function}: internal error: {what}"));
             T::failed(ViStatus::Panic)
         }

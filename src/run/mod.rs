@@ -23,6 +23,8 @@ use crate::{
 use chunk::{Parsed, ToolCall, ToolCallAccumulator};
 use failure::{Failure, Kind};
 use serde_json::{Value, json};
+use futures_util::FutureExt;
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -68,9 +70,14 @@ fn start(dialog: &Dialog) {
     let Some(ticket) = dialog.start_run(cancel.clone()) else { return };
     let run = Run { ticket, center, provider, requirement, mcp: Default::default() };
     crate::runtime::runtime().spawn(async move {
-        tokio::select! {
-            _ = cancel.cancelled() => {}
-            _ = run.rounds(model) => {}
+        let outcome = tokio::select! {
+            _ = cancel.cancelled() => return,
+            outcome = AssertUnwindSafe(run.rounds(model)).catch_unwind() => outcome,
+        };
+        // A bug of ours (or a host function's panic) ends this run, never leaves the dialog
+        // streaming forever; other dialogs never see it.
+        if let Err(panic) = outcome {
+            run.ticket.finish(RunEnd::Failed(format!("[InternalError] {}", crate::error::panic_text(&*panic))));
         }
     });
 }
