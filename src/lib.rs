@@ -50,3 +50,12 @@ pub use text::Text;
 pub mod bench {
     pub use crate::run::request::body as chat_completions_body;
 }
+
+/// What `fuzz/` drives below the public API (compiled only by cargo-fuzz, `cfg(fuzzing)`).
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzz {
+    pub use crate::run::chunk::{Parsed, parse as parse_chunk, reference::reference as reference_chunk};
+    pub use crate::prompt::reference::without_placeholders;
+    pub use crate::sse::{Event as SseEvent, SseDecoder};
+}

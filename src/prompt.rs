@@ -7,6 +7,9 @@ use crate::{
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
+#[cfg(any(test, fuzzing))]
+pub mod reference;
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Prompt {
     pub name: String,
@@ -52,7 +55,7 @@ fn placeholders(text: &str) -> impl Iterator<Item = Placeholder<'_>> {
     })
 }
 
-fn is_name_char(c: char) -> bool {
+pub(crate) fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '.' | '-')
 }
 
@@ -136,23 +139,6 @@ mod tests {
         assert_eq!(p.render(&vars(&[("ü", "1")])).content, "é1 {{ x");
     }
 
-    /// The rule as SPEC §B.6 states it, searched the slow way: the first `}}` after each `{{`.
-    fn reference(text: &str) -> Vec<(usize, usize, String)> {
-        let (mut found, mut from) = (Vec::new(), 0);
-        while let Some(offset) = text[from..].find("{{") {
-            let start = from + offset;
-            let Some(close) = text[start + 2..].find("}}") else { break };
-            let name = text[start + 2..start + 2 + close].trim_matches([' ', '\t']);
-            if !name.is_empty() && name.chars().all(is_name_char) {
-                found.push((start, start + 2 + close + 2, name.to_owned()));
-                from = start + 2 + close + 2;
-            } else {
-                from = start + 1;
-            }
-        }
-        found
-    }
-
     #[test]
     fn the_linear_scan_finds_what_the_rule_says() {
         let alphabet = ['{', '}', ' ', 'a', 'é', '-', '\t', 'x', '{', '}'];
@@ -166,7 +152,10 @@ mod tests {
                 text.push(alphabet[((state >> (i * 2 % 60)) % alphabet.len() as u64) as usize]);
             }
             let linear: Vec<_> = placeholders(&text).map(|p| (p.start, p.end, p.name.to_owned())).collect();
-            assert_eq!(linear, reference(&text), "{text:?}");
+            assert_eq!(linear, reference::placeholders(&text), "{text:?}");
+            let prompt = Prompt::new("p", text.as_str());
+            let empty: HashMap<String, String> = prompt.variables().into_iter().map(|n| (n, String::new())).collect();
+            assert_eq!(prompt.render(&empty).content, reference::without_placeholders(&text).as_str(), "{text:?}");
         }
     }
 

@@ -5,7 +5,7 @@
 //! transitions of its `RunTicket` (`crate::dialog`), which do nothing once the run is no longer
 //! the dialog's current one, so an abort silences it at once, whatever it was awaiting.
 
-mod chunk;
+pub(crate) mod chunk;
 mod failure;
 pub(crate) mod request;
 mod scan;
