@@ -7,16 +7,30 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use visindigo_agent::Center;
 
-/// The document without the ids a reader makes up (fresh uuids for dialogs that have none).
+/// The document without the ids a reader makes up (a fresh uuid for a dialog or provider that
+/// has none): every "id" that is a uuid reads "<uuid>".
 fn comparable(mut document: Value) -> Value {
-    for dialog in document["dialogs"].as_array_mut().into_iter().flatten() {
-        if let Some(id) = dialog.get_mut("id")
-            && id.as_str().is_some_and(|s| s.len() == 36)
-        {
-            *id = Value::from("<uuid>");
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(o) => {
+                for (key, v) in o.iter_mut() {
+                    if key == "id" && v.as_str().is_some_and(is_uuid) {
+                        *v = Value::from("<uuid>");
+                    } else {
+                        strip(v);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
         }
     }
+    strip(&mut document);
     document
+}
+
+fn is_uuid(s: &str) -> bool {
+    s.len() == 36 && s.char_indices().all(|(i, c)| if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() })
 }
 
 fuzz_target!(|data: &[u8]| {
