@@ -8,7 +8,8 @@ use serde_json::Value;
 use visindigo_agent::Center;
 
 /// The document without the ids a reader makes up (a fresh uuid for a dialog or provider that
-/// has none): every "id" that is a uuid reads "<uuid>".
+/// has none): every "id" that is a uuid reads "<uuid>", and since the Center keeps entries in
+/// id order, the top-level lists are compared as sets.
 fn comparable(mut document: Value) -> Value {
     fn strip(value: &mut Value) {
         match value {
@@ -26,6 +27,11 @@ fn comparable(mut document: Value) -> Value {
         }
     }
     strip(&mut document);
+    if let Value::Object(o) = &mut document {
+        for list in o.values_mut().filter_map(Value::as_array_mut) {
+            list.sort_by_cached_key(Value::to_string);
+        }
+    }
     document
 }
 
