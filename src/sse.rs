@@ -142,6 +142,12 @@ impl SseDecoder {
         self.finish_named(|name, data| out.push(Event::owned(name, data)));
     }
 
+    /// Bytes held for the line and the event not yet complete: what a caller bounds so that a
+    /// server sending one endless line or event cannot take the host's memory.
+    pub fn pending_bytes(&self) -> usize {
+        self.line.len() + self.event.data.len()
+    }
+
     /// Feeds bytes; calls `on_event(name, data)` for each complete event (name "" = `message`).
     pub fn feed_named(&mut self, bytes: &[u8], mut on_event: impl FnMut(&[u8], &str)) {
         let mut rest = bytes;

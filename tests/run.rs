@@ -587,3 +587,13 @@ fn a_panic_inside_a_run_ends_that_run_as_an_internal_error_and_the_dialog_goes_o
     wait_idle(&d);
     assert_eq!(deltas(&rec.take()), "fine", "the next run works");
 }
+
+#[test]
+fn one_endless_event_fails_the_attempt_instead_of_taking_the_memory() {
+    let endless = format!("data: {}", "x".repeat(65 << 20));
+    let srv = chat_server(vec![Step::sse(vec![raw(&endless), stall()])]);
+    let (_c, d, rec) = setup_with(vec![model("m1", &srv.base_url())], |p| p.retries = 0);
+    d.run();
+    wait_idle(&d);
+    assert_eq!(rec.take().last().unwrap(), &Event::RunFailed("[ProtocolError] an event of more than 64 MiB".into()));
+}

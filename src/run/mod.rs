@@ -32,7 +32,8 @@ use tokio_util::sync::CancellationToken;
 /// fail the run.
 const MAX_TOOL_ROUNDS: usize = 8;
 
-/// Largest plain-JSON (non-streaming) answer read.
+/// Largest plain-JSON (non-streaming) answer read, and largest single SSE event: a server's one
+/// endless line or event fails the attempt instead of taking the host's memory.
 const JSON_ANSWER_LIMIT: usize = 64 * 1024 * 1024;
 
 impl Dialog {
@@ -237,6 +238,10 @@ impl Run {
             match &piece {
                 Some(bytes) => decoder.feed_named(bytes, |name, data| pending.push(event(name, data))),
                 None => decoder.finish_named(|name, data| pending.push(event(name, data))),
+            }
+            if decoder.pending_bytes() > JSON_ANSWER_LIMIT {
+                let failure = Failure::new(Kind::ProtocolError, format!("an event of more than {} MiB", JSON_ANSWER_LIMIT >> 20));
+                return Err(AttemptFailure { failure, streamed: stream.streamed });
             }
             if !pending.is_empty() {
                 // An event with data: comments and empty events are not progress (SPEC §H.1.7).
