@@ -976,17 +976,18 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_does_not_panic() {
-        // Skipped values are skipped iteratively by serde_json: any depth is fine.
+    fn deep_nesting_does_not_panic_and_is_refused_as_serde_json_refuses_it() {
+        // Skipped values are skipped without recursion, and past serde_json's nesting limit
+        // the frame is ignored, as serde_json would refuse it.
         let deep = format!("{{\"x\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
-        assert_eq!(parse(&deep), Parsed::Chunk(Chunk::default()));
+        assert_eq!(parse(&deep), Parsed::Ignored);
         let deep = format!(
             "{{\"choices\":[{{\"delta\":{{\"content\":{}{}}}}}]}}",
             "[".repeat(10_000),
             "]".repeat(10_000)
         );
-        assert_eq!(parse(&deep), Parsed::Chunk(Chunk::default()));
-        // Values that are built (usage, error) hit serde_json's recursion limit: ignored frame.
+        assert_eq!(parse(&deep), Parsed::Ignored);
+        // Values that are built (usage, error) too.
         let deep = format!("{{\"usage\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
         assert_eq!(parse(&deep), Parsed::Ignored);
         let deep = format!(

@@ -2,9 +2,9 @@
 //!
 //! The caller walks the document: it reads the objects and arrays it cares about and skips the
 //! rest; strings without escapes are borrowed from the input. Validity is `serde_json`'s: the
-//! text is accepted exactly when `serde_json::from_str::<Value>` would accept it, except that
-//! skipped values may nest deeper than its recursion limit (they are skipped without
-//! recursion). Numbers outside the common case (short integers) and the values the caller wants
+//! text is accepted exactly when `serde_json::from_str::<Value>` would accept it, nesting limit
+//! included (skipping is iterative, but a document nested deeper than serde_json allows is
+//! refused as it refuses it). Numbers outside the common case (short integers) and the values the caller wants
 //! as a `Value` are handed to `serde_json` itself, so their range rules are its own.
 //!
 //! Why not serde: a chunk is ~60 bytes and a stream has hundreds of thousands of them. Driving
@@ -23,11 +23,16 @@ pub type Result<T> = std::result::Result<T, Invalid>;
 pub struct Scanner<'a> {
     text: &'a str,
     pos: usize,
+    /// The objects and arrays the caller is inside (`object`/`array`).
+    depth: usize,
 }
+
+/// serde_json's recursion limit: it refuses the 128th nested container.
+const MAX_DEPTH: usize = 127;
 
 impl<'a> Scanner<'a> {
     pub fn new(text: &'a str) -> Scanner<'a> {
-        Scanner { text, pos: 0 }
+        Scanner { text, pos: 0, depth: 0 }
     }
 
     fn bytes(&self) -> &'a [u8] {
@@ -67,8 +72,10 @@ impl<'a> Scanner<'a> {
     /// must consume its value.
     pub fn object(&mut self, mut field: impl FnMut(&mut Self, &str) -> Result<()>) -> Result<()> {
         self.expect(b'{')?;
+        self.enter()?;
         if self.peek() == Some(b'}') {
             self.pos += 1;
+            self.depth -= 1;
             return Ok(());
         }
         loop {
@@ -79,6 +86,7 @@ impl<'a> Scanner<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
+                    self.depth -= 1;
                     return Ok(());
                 }
                 _ => return Err(Invalid),
@@ -90,8 +98,10 @@ impl<'a> Scanner<'a> {
     /// consume it.
     pub fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
         self.expect(b'[')?;
+        self.enter()?;
         if self.peek() == Some(b']') {
             self.pos += 1;
+            self.depth -= 1;
             return Ok(());
         }
         loop {
@@ -100,11 +110,18 @@ impl<'a> Scanner<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
+                    self.depth -= 1;
                     return Ok(());
                 }
                 _ => return Err(Invalid),
             }
         }
+    }
+
+    /// One container deeper; past serde_json's limit the text is invalid.
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH { Err(Invalid) } else { Ok(()) }
     }
 
     /// Reads the string that comes next: borrowed from the input unless it has escapes.
@@ -213,13 +230,15 @@ impl<'a> Scanner<'a> {
         Ok(&self.text[start..self.pos])
     }
 
-    /// Skips the value that comes next, validating it. Iterative: any nesting depth is fine.
+    /// Skips the value that comes next, validating it. Iterative (no stack is at risk), with the
+    /// nesting limit of `enter`.
     pub fn skip(&mut self) -> Result<()> {
         // The closing brackets of the containers we are in, innermost last.
         let mut open: Vec<u8> = Vec::new();
         loop {
             // A value starts here.
             match self.peek() {
+                Some(b'{' | b'[') if self.depth + open.len() + 1 > MAX_DEPTH => return Err(Invalid),
                 Some(b'{') => {
                     self.pos += 1;
                     if self.peek() == Some(b'}') {
@@ -364,9 +383,25 @@ mod tests {
     }
 
     #[test]
-    fn skipping_is_iterative() {
+    fn nesting_is_limited_where_serde_json_limits_it() {
+        for depth in 120..=135 {
+            for (prefix, suffix) in [("", ""), ("{\"a\":", "}"), ("{\"choices\":[{\"delta\":{\"x\":", "}}]}")] {
+                let text = format!("{prefix}{}{}{suffix}", "[".repeat(depth), "]".repeat(depth));
+                let reference = serde_json::from_str::<Value>(&text).is_ok();
+                assert_eq!(Scanner::new(&text).skip().is_ok(), reference, "depth {depth} in {prefix:?}");
+                assert_eq!(
+                    crate::run::chunk::parse(&text),
+                    crate::run::chunk::reference::reference(&text),
+                    "chunk at depth {depth} in {prefix:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_recursion() {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(accepts(&deep));
+        assert!(!accepts(&deep), "serde_json refuses it too");
         let unbalanced = format!("{}{}", "[".repeat(1000), "}".repeat(1000));
         assert!(!accepts(&unbalanced));
     }
