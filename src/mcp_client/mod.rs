@@ -402,6 +402,23 @@ impl RunTools {
     }
 }
 
+/// Everything the client does with one message from a server, for the `mcp_messages` fuzz
+/// target: dispatched as an answer to a pending request (and as a batch), then read as an
+/// initialize result, a tools/list result and a tools/call result. Must never panic.
+#[cfg(fuzzing)]
+pub fn read_server_message(message: serde_json::Value) {
+    let rpc = jsonrpc::Rpc::new();
+    let pending = rpc.start("tools/list", None).map(|(_, pending)| pending);
+    for reply in rpc.dispatch(message.clone()) {
+        assert!(reply.is_object(), "a reply is a JSON-RPC object: {reply}");
+    }
+    rpc.close("fuzzing");
+    drop(pending);
+    let _ = protocol::negotiated_version(&message);
+    let _ = protocol::parse_tools(&message);
+    let _ = protocol::call_result_content(&message);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
