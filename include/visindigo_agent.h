@@ -108,6 +108,16 @@ enum ViEventKind
   // Every model failed with `text` as the last reason; pass `attempt` (1, 2, …) over the
   // provider's models starts after `delay_ms`.
   VI_EVENT_KIND_RETRYING = 9,
+  // The run's last event (SPEC §H.3.1): after the final `StreamEnded` or `RunFailed`,
+  // exactly once per `vi_dialog_run`.
+  VI_EVENT_KIND_RUN_FINISHED = 10,
+  // The run waits for `vi_dialog_approve_tool_call` / `vi_dialog_reject_tool_call` on
+  // `call_id` (`tool_name`, `text` = its arguments as the model wrote them).
+  VI_EVENT_KIND_TOOL_APPROVAL_REQUESTED = 11,
+  // Call `call_id` of `tool_name` begins; `text` is its arguments.
+  VI_EVENT_KIND_TOOL_CALL_STARTED = 12,
+  // Call `call_id` of `tool_name` ended; `text` is its result (the Tool message content).
+  VI_EVENT_KIND_TOOL_CALL_FINISHED = 13,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -179,6 +189,10 @@ typedef struct ViEvent {
   int32_t attempt;
   // `Retrying` only (else 0).
   int32_t delay_ms;
+  // The tool call events only (else empty).
+  struct ViStr call_id;
+  // The tool call events only (else empty).
+  struct ViStr tool_name;
 } ViEvent;
 
 // Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
@@ -567,6 +581,47 @@ ViStatus vi_dialog_run(const struct ViDialog *dialog);
 // Aborts the run in progress, if any: when this returns, the dialog is not streaming and
 // `RunFailed("[Aborted] Run aborted.")` has been delivered to the callback on this thread.
 ViStatus vi_dialog_abort(const struct ViDialog *dialog);
+
+// "Stop generating" (SPEC §H.3.2): ends the run in progress keeping what was said — a
+// streaming round becomes the assistant message (`MessageAppended` when non-empty, then
+// `StreamEnded`), tool calls without an answer are answered `{"error":"stopped by the user"}`
+// — and cancels the request. When this returns the dialog is not streaming and every event
+// of the stop, `RunFinished` last, has been delivered to the callback on this thread (or is
+// queued behind a delivery in progress). Nothing happens without a run.
+ViStatus vi_dialog_stop(const struct ViDialog *dialog);
+
+// Whether every tool call waits for `vi_dialog_approve_tool_call` /
+// `vi_dialog_reject_tool_call` after a `ToolApprovalRequested` event (SPEC §H.3.4; default
+// false).
+ViStatus vi_dialog_set_tool_approval(const struct ViDialog *dialog, bool on);
+
+bool vi_dialog_tool_approval(const struct ViDialog *dialog);
+
+// Runs the waiting call `call_id`. Any thread. `VI_STATUS_NOT_FOUND` when no call of the
+// run waits for a decision under that id (decided already, or the run is over).
+ViStatus vi_dialog_approve_tool_call(const struct ViDialog *dialog,
+                                     const char *call_id,
+                                     size_t len);
+
+// Answers the waiting call `call_id` with `{"error":"the user declined this call: <reason>"}`
+// (`reason` may be NULL with `reason_len` 0). Any thread. `VI_STATUS_NOT_FOUND` as for
+// `vi_dialog_approve_tool_call`.
+ViStatus vi_dialog_reject_tool_call(const struct ViDialog *dialog,
+                                    const char *call_id,
+                                    size_t len,
+                                    const char *reason,
+                                    size_t reason_len);
+
+// Whether the calls of one answer start together (SPEC §H.3.5; default true).
+ViStatus vi_dialog_set_parallel_tool_calls(const struct ViDialog *dialog, bool on);
+
+bool vi_dialog_parallel_tool_calls(const struct ViDialog *dialog);
+
+// How many answers with tool calls a run follows with another round (SPEC §H.3.6; default
+// 8; a negative count is 0).
+ViStatus vi_dialog_set_max_tool_rounds(const struct ViDialog *dialog, int32_t rounds);
+
+int32_t vi_dialog_max_tool_rounds(const struct ViDialog *dialog);
 
 // The `usage` object the server last reported, as JSON text ("" when none) (owned).
 ViStatus vi_dialog_last_usage(const struct ViDialog *dialog, struct ViString **json_out);

@@ -9,7 +9,7 @@
 
 mod transitions;
 
-pub(crate) use transitions::{ALREADY_RUNNING, Piece, RunEnd, RunTicket};
+pub(crate) use transitions::{ALREADY_RUNNING, CallSpec, Decision, Piece, RunEnd, RunTicket};
 
 use crate::{
     center::{Center, WeakCenter},
@@ -70,11 +70,19 @@ struct Outbox {
     delivering: bool,
 }
 
-/// The run in progress on a dialog: which run it is, and how to stop it.
+/// The run in progress on a dialog: which run it is, how to stop it, and the tool calls of
+/// its current round.
 struct ActiveRun {
     generation: u64,
     cancel: CancellationToken,
+    /// The calls of the answer being worked on, in call order; empty while a round streams.
+    calls: Vec<transitions::PendingCall>,
+    /// How many of `calls` have their Tool message appended (always a prefix).
+    appended: usize,
 }
+
+/// The default of `max_tool_rounds` (SPEC §D.1.6).
+pub const DEFAULT_MAX_TOOL_ROUNDS: i32 = 8;
 
 /// Everything behind the dialog's lock.
 struct State {
@@ -88,6 +96,10 @@ struct State {
     mcps: Vec<Mcp>,
     prompts: Vec<Prompt>,
     functions: Vec<Arc<dyn Function>>,
+    /// SPEC §H.3.4–6.
+    tool_approval: bool,
+    parallel_tool_calls: bool,
+    max_tool_rounds: i32,
     /// Between `beginAssistantMessage` and `endAssistantMessage`.
     streaming: bool,
     streaming_content: String,
@@ -115,6 +127,9 @@ impl State {
             mcps: Vec::new(),
             prompts: Vec::new(),
             functions: Vec::new(),
+            tool_approval: false,
+            parallel_tool_calls: true,
+            max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
             streaming: false,
             streaming_content: String::new(),
             reasoning_content: String::new(),
@@ -177,6 +192,9 @@ impl State {
         self.provider_id = source.provider_id.clone();
         self.model_id = source.model_id.clone();
         self.requirement = source.requirement;
+        self.tool_approval = source.tool_approval;
+        self.parallel_tool_calls = source.parallel_tool_calls;
+        self.max_tool_rounds = source.max_tool_rounds;
         self.replaced_messages();
     }
 }
@@ -350,6 +368,34 @@ impl Dialog {
         self.update(|s, _| s.requirement = required);
     }
 
+    /// Whether each tool call waits for the host's approval (SPEC §H.3.4).
+    pub fn tool_approval(&self) -> bool {
+        self.read(|s| s.tool_approval)
+    }
+
+    pub fn set_tool_approval(&self, on: bool) {
+        self.update(|s, _| s.tool_approval = on);
+    }
+
+    /// Whether the calls of one answer start together (SPEC §H.3.5).
+    pub fn parallel_tool_calls(&self) -> bool {
+        self.read(|s| s.parallel_tool_calls)
+    }
+
+    pub fn set_parallel_tool_calls(&self, on: bool) {
+        self.update(|s, _| s.parallel_tool_calls = on);
+    }
+
+    /// How many answers with tool calls a run follows with another round (SPEC §H.3.6).
+    pub fn max_tool_rounds(&self) -> i32 {
+        self.read(|s| s.max_tool_rounds)
+    }
+
+    /// A negative count is 0: the first answer that asks for a tool ends the run.
+    pub fn set_max_tool_rounds(&self, rounds: i32) {
+        self.update(|s, _| s.max_tool_rounds = rounds.max(0));
+    }
+
     // --- messages --------------------------------------------------------------------------
 
     pub fn append_message(&self, message: Message) {
@@ -420,7 +466,8 @@ impl Dialog {
         self.read(|s| s.messages.iter().rposition(|m| m.role == Role::Assistant).map_or(-1, |i| i as i64))
     }
 
-    /// Copies what `Center::clone_dialog` copies (not functions); false for self.
+    /// Copies what `Center::clone_dialog` copies (not functions; the run settings too, so a
+    /// branch runs as its origin did); false for self.
     pub fn copy_to(&self, target: &Dialog) -> bool {
         if self.same_as(target) {
             return false;
@@ -581,6 +628,26 @@ impl Dialog {
         self.abort_run();
     }
 
+    /// "Stop generating" (SPEC §H.3.2): ends the run in progress keeping what was said, with
+    /// no further round. When this returns, `is_streaming()` is false and every event of the
+    /// stop, `RunFinished` last, has been emitted (or queued behind the events before it); the
+    /// request is cancelled.
+    pub fn stop(&self) {
+        self.stop_run();
+    }
+
+    /// Runs the waiting call `call_id` (SPEC §H.3.4); false when no call waits under that id.
+    pub fn approve_tool_call(&self, call_id: &str) -> bool {
+        self.decide_tool_call(call_id, Decision::Approved)
+    }
+
+    /// Answers the waiting call `call_id` with
+    /// `{"error":"the user declined this call: <reason>"}`; false when no call waits under
+    /// that id.
+    pub fn reject_tool_call(&self, call_id: &str, reason: &str) -> bool {
+        self.decide_tool_call(call_id, Decision::Rejected(reason.to_owned()))
+    }
+
     /// The dialog's own functions, in order (a run offers them before the Center's).
     pub(crate) fn functions(&self) -> Vec<Arc<dyn Function>> {
         self.read(|s| s.functions.clone())
@@ -594,7 +661,8 @@ impl Dialog {
     // --- JSON ------------------------------------------------------------------------------
 
     /// `id, branchFromId, providerId, modelId, capabilityRequirement, messages, skills, mcps,
-    /// prompts`; functions and streaming state are not saved.
+    /// prompts`, and the run settings when not at their default; functions and streaming
+    /// state are not saved.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(DialogOut(self)).expect("a dialog serialises to JSON")
     }
@@ -615,6 +683,16 @@ impl Dialog {
             o.serialize_entry("skills", &SeqOut::new(st.skills.iter().map(Skill::to_json)))?;
             o.serialize_entry("mcps", &SeqOut::new(st.mcps.iter().map(Mcp::to_json)))?;
             o.serialize_entry("prompts", &SeqOut::new(st.prompts.iter().map(Prompt::to_json)))?;
+            // Extensions, written only when not at their default (SPEC §H).
+            if st.tool_approval {
+                o.serialize_entry("toolApproval", &true)?;
+            }
+            if !st.parallel_tool_calls {
+                o.serialize_entry("parallelToolCalls", &false)?;
+            }
+            if st.max_tool_rounds != DEFAULT_MAX_TOOL_ROUNDS {
+                o.serialize_entry("maxToolRounds", &st.max_tool_rounds)?;
+            }
             o.end()
         })
     }
@@ -661,6 +739,12 @@ impl Dialog {
             } else {
                 capability::TEXT
             };
+            s.tool_approval = json::boolean(o, "toolApproval", false);
+            s.parallel_tool_calls = json::boolean(o, "parallelToolCalls", true);
+            s.max_tool_rounds = match o.get("maxToolRounds").and_then(json::integral) {
+                Some(n) => n.clamp(0, i32::MAX as i64) as i32,
+                None => DEFAULT_MAX_TOOL_ROUNDS,
+            };
             s.messages = messages;
             s.skills = skills;
             let old_mcps = std::mem::replace(&mut s.mcps, mcps);
@@ -694,6 +778,7 @@ impl Drop for Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::sync::Mutex as StdMutex;
 
     #[derive(Default)]
@@ -875,6 +960,31 @@ mod tests {
         assert_eq!(b.id(), keep);
         assert_eq!(b.message_count(), 1);
         assert_eq!(b.capability_requirement(), capability::TEXT);
+    }
+
+    #[test]
+    fn run_settings_are_saved_only_when_not_at_their_default() {
+        let c = Center::new();
+        let a = Dialog::new(&c);
+        let plain = a.to_json();
+        for key in ["toolApproval", "parallelToolCalls", "maxToolRounds"] {
+            assert!(plain.get(key).is_none(), "{key} at its default is not written");
+        }
+        a.set_tool_approval(true);
+        a.set_parallel_tool_calls(false);
+        a.set_max_tool_rounds(3);
+        let j = a.to_json();
+        assert_eq!((&j["toolApproval"], &j["parallelToolCalls"], &j["maxToolRounds"]), (&json!(true), &json!(false), &json!(3)));
+        let b = Dialog::new(&c);
+        b.from_json(j.as_object().unwrap());
+        assert_eq!((b.tool_approval(), b.parallel_tool_calls(), b.max_tool_rounds()), (true, false, 3));
+        b.from_json(plain.as_object().unwrap());
+        assert_eq!((b.tool_approval(), b.parallel_tool_calls(), b.max_tool_rounds()), (false, true, DEFAULT_MAX_TOOL_ROUNDS));
+        b.set_max_tool_rounds(-5);
+        assert_eq!(b.max_tool_rounds(), 0);
+        let copy = Dialog::new(&c);
+        a.copy_to(&copy);
+        assert_eq!((copy.tool_approval(), copy.parallel_tool_calls(), copy.max_tool_rounds()), (true, false, 3));
     }
 
     /// Appends from two threads while a sink records: the indexes arrive in the order the

@@ -15,6 +15,14 @@ pub enum Event {
     McpFailed { server: String, message: String },
     /// Every model failed; the chain starts over after `delay_ms` (SPEC §H.1.4).
     Retrying { attempt: i32, delay_ms: i32, reason: String },
+    /// The last event of every run (SPEC §H.3.1).
+    RunFinished,
+    /// The run waits for `Dialog::approve_tool_call` / `reject_tool_call` (SPEC §H.3.4).
+    ToolApprovalRequested { call_id: String, tool_name: String, arguments: String },
+    /// A tool call begins (SPEC §H.3.6).
+    ToolCallStarted { call_id: String, tool_name: String, arguments: String },
+    /// A started tool call has its result (SPEC §H.3.6).
+    ToolCallFinished { call_id: String, tool_name: String, result: String },
 }
 
 /// Receives a dialog's events, in order, a batch at a time: the events of one change (one edit,

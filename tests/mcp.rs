@@ -177,7 +177,15 @@ fn stdio_tools_are_offered_with_their_schemas_and_called() {
     assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
     assert_eq!(
         tool_names(&bodies[0]),
-        ["calc_tools__add", "calc_tools__shout_loud_", "calc_tools__broken", "calc_tools__die", "calc_tools__slow", "calc_tools__env"]
+        [
+            "calc_tools__add",
+            "calc_tools__shout_loud_",
+            "calc_tools__broken",
+            "calc_tools__die",
+            "calc_tools__slow",
+            "calc_tools__rendezvous",
+            "calc_tools__env"
+        ]
     );
     let add = tool(&bodies[0], "calc_tools__add");
     assert_eq!(add["description"], "Adds two integers.");
@@ -361,6 +369,19 @@ fn unreachable_servers_are_reported_once_and_the_run_goes_on() {
     assert!(bodies[0].get("tools").is_none());
     assert_eq!(d.last_message().content, "fine");
     assert!(children().iter().all(|(_, cmd)| !cmd.contains("silent_server.py")), "the silent server was ended");
+}
+
+#[test]
+fn the_mcp_calls_of_one_answer_run_at_the_same_time() {
+    // `rendezvous` answers "met" only when a second call is in progress with it (SPEC §H.3.5).
+    let _serial = serial();
+    let srv = chat_server(vec![calls(&[("meet__rendezvous", "{}"), ("meet__rendezvous", "{}")]), answer("ok")]);
+    let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_entry("meet"));
+    run(&d, &srv);
+    let messages = d.messages();
+    assert_eq!((messages[2].content.as_str(), messages[3].content.as_str()), ("met", "met"));
+    assert_eq!((messages[2].tool_call_id.as_str(), messages[3].tool_call_id.as_str()), ("call_0", "call_1"));
 }
 
 #[test]

@@ -50,7 +50,7 @@ fn run(models: Vec<visindigo_agent::Model>) -> Vec<Event> {
     d.append_message(Message::new(Role::User, "hi"));
     rec.take();
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     rec.take()
 }
 
@@ -214,6 +214,8 @@ fn the_host_hook_is_asked_at_every_request_and_its_proxy_wins() {
     answered(&run(vec![model("m", &srv.base_url())]));
     *hook.proxy.lock().unwrap() = None; // the application changed its configuration
     answered(&run(vec![model("m", &srv.base_url())]));
+    // tinyproxy's log is read by a thread of ours: wait for its lines before counting them.
+    wait_for("both proxies' log lines", || qt_proxy.requests().len() + default_proxy.requests().len() >= 2);
     assert_eq!(qt_proxy.requests().len(), 1);
     assert_eq!(default_proxy.requests().len(), 1, "without the hook's proxy the default applies");
     let endpoint = format!("{}/chat/completions", srv.base_url());

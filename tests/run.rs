@@ -23,7 +23,7 @@ fn plain_answer_streams_in_order_and_sends_the_documented_request() {
     d.append_message(user("hi"));
     rec.take();
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     assert_eq!(
         rec.take(),
         vec![
@@ -31,7 +31,8 @@ fn plain_answer_streams_in_order_and_sends_the_documented_request() {
             Event::StreamDelta("Hel".into()),
             Event::StreamDelta("lo".into()),
             Event::MessageAppended(1),
-            Event::StreamEnded("Hello".into())
+            Event::StreamEnded("Hello".into()),
+            Event::RunFinished,
         ]
     );
     assert_eq!(d.last_message().content, "Hello");
@@ -51,7 +52,7 @@ fn reasoning_under_both_keys_is_streamed_and_stored() {
     let srv = chat_server(vec![Step::sse(vec![chat_chunk_reasoning("think"), other_key, chat_chunk_content("answer"), done()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
     assert_eq!(events[1], Event::StreamReasoning("think".into()));
     assert_eq!(events[2], Event::StreamReasoning(" more".into()));
@@ -115,7 +116,7 @@ fn tool_calls_run_the_function_and_start_the_next_round() {
     d.append_message(user("time?"));
     rec.take();
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     assert_eq!(
         rec.take(),
         vec![
@@ -123,11 +124,14 @@ fn tool_calls_run_the_function_and_start_the_next_round() {
             Event::StreamDelta("Let me check. ".into()),
             Event::MessageAppended(1),
             Event::StreamEnded("Let me check. ".into()),
+            Event::ToolCallStarted { call_id: "Call_X1".into(), tool_name: "get_time".into(), arguments: r#"{"zone":"UTC"}"#.into() },
+            Event::ToolCallFinished { call_id: "Call_X1".into(), tool_name: "get_time".into(), result: r#"{"time":"12:00"}"#.into() },
             Event::MessageAppended(2),
             Event::StreamBegan,
             Event::StreamDelta("It is noon.".into()),
             Event::MessageAppended(3),
             Event::StreamEnded("It is noon.".into()),
+            Event::RunFinished,
         ]
     );
     assert_eq!(clock.calls.lock().unwrap().as_slice(), [json!({"zone": "UTC"})]);
@@ -163,11 +167,10 @@ fn tool_calls_in_the_ninth_response_fail_the_run() {
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_function(Clock::new(Duration::ZERO));
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
-    let n = events.len();
-    assert_eq!(events[n - 2], Event::StreamEnded("Let me check. ".into()));
-    assert_eq!(events[n - 1], Event::RunFailed("Too many tool call rounds.".into()));
+    assert_eq!(ended(&events), &Event::RunFailed("Too many tool call rounds.".into()));
+    assert_eq!(events[events.len() - 3], Event::StreamEnded("Let me check. ".into()));
     assert_eq!(srv.requests().len(), 9);
     assert_eq!(d.message_count(), 16, "8 assistant + 8 tool messages; the 9th answer is not kept");
 }
@@ -185,7 +188,7 @@ fn fallback_moves_along_the_provider_on_429_503_and_a_stall() {
     let models = vec![model("m1", &srv.base_url()), model("m2", &srv.base_url()), stalling, model("m4", &srv.base_url())];
     let (_c, d, rec) = setup(models);
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
     let fallbacks: Vec<_> = events
         .iter()
@@ -211,10 +214,10 @@ fn when_no_model_is_left_the_last_error_fails_the_run() {
     // Exactly SPEC §E.2: no retry passes (those are tests/retry.rs).
     let (_c, d, rec) = setup_with(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())], |p| p.retries = 0);
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
     assert_eq!(
-        events.last().unwrap(),
+        ended(&events),
         &Event::RunFailed("[HttpStatusError] Server returned HTTP 503 Service Unavailable: still down (HTTP 503)".into())
     );
 }
@@ -224,12 +227,13 @@ fn a_non_retryable_status_fails_at_once_without_the_token() {
     let srv = chat_server(vec![Step::error(401, "invalid key sk-test-token")]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())]);
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     assert_eq!(
         rec.take(),
         vec![
             Event::StreamBegan,
-            Event::RunFailed("[HttpStatusError] Server returned HTTP 401 Unauthorized: invalid key *** (HTTP 401)".into())
+            Event::RunFailed("[HttpStatusError] Server returned HTTP 401 Unauthorized: invalid key *** (HTTP 401)".into()),
+            Event::RunFinished,
         ]
     );
     assert_eq!(srv.requests().len(), 1);
@@ -242,9 +246,8 @@ fn the_total_timeout_fails_a_slow_server() {
     m.timeout_ms = 300;
     let (_c, d, rec) = setup(vec![m]);
     d.run();
-    wait_idle(&d);
-    let last = rec.take().pop().unwrap();
-    assert_eq!(last, Event::RunFailed("[Timeout] No complete answer within the model's timeout of 300 ms".into()));
+    rec.wait_finished();
+    assert_eq!(ended(&rec.take()), &Event::RunFailed("[Timeout] No complete answer within the model's timeout of 300 ms".into()));
 }
 
 #[test]
@@ -252,8 +255,8 @@ fn an_error_frame_ends_the_run_with_the_servers_message() {
     let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("part"), error_chunk("model exploded")])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
-    wait_idle(&d);
-    assert_eq!(rec.take().pop().unwrap(), Event::RunFailed("[ServerError] model exploded".into()));
+    rec.wait_finished();
+    assert_eq!(ended(&rec.take()), &Event::RunFailed("[ServerError] model exploded".into()));
     assert_eq!(d.message_count(), 0, "partial text is discarded");
 }
 
@@ -262,9 +265,9 @@ fn a_reset_mid_stream_discards_the_partial_text() {
     let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("partial"), sleep_ms(50), reset()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url()), model("m2", &srv.base_url())]);
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
-    match events.last().unwrap() {
+    match ended(&events) {
         Event::RunFailed(m) => assert!(m.starts_with("[ConnectionReset]") || m.starts_with("[NetworkError]"), "{m}"),
         other => panic!("unexpected {other:?}"),
     }
@@ -311,7 +314,7 @@ fn abort_mid_stream_is_synchronous_and_silences_the_run() {
     wait_for("the first delta", || rec.snapshot().contains(&Event::StreamDelta("partial".into())));
     d.abort();
     assert!(!d.is_streaming());
-    assert_eq!(rec.snapshot().last().unwrap(), &Event::RunFailed("[Aborted] Run aborted.".into()));
+    assert_eq!(ended(&rec.snapshot()), &Event::RunFailed("[Aborted] Run aborted.".into()));
     let count = rec.snapshot().len();
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(rec.snapshot().len(), count, "nothing after the abort");
@@ -348,30 +351,32 @@ fn abort_during_a_tool_call_drops_the_late_answer() {
     assert!(!d.is_streaming());
     held.reply.lock().unwrap().take().unwrap().complete(json!({"late": true}));
     std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(rec.snapshot().last().unwrap(), &Event::RunFailed("[Aborted] Run aborted.".into()));
+    assert_eq!(ended(&rec.snapshot()), &Event::RunFailed("[Aborted] Run aborted.".into()));
     assert_eq!(d.message_count(), 1, "only the assistant message with the call");
     assert_eq!(srv.requests().len(), 1);
 }
 
 #[test]
-fn early_failures_emit_only_run_failed() {
+fn early_failures_emit_run_failed_then_run_finished() {
     let center = visindigo_agent::Center::new();
     let d = center.create_dialog();
     let rec = Arc::new(Recorder::default());
     d.set_sink(Some(rec.clone()), HostToken::NONE);
     d.run();
-    assert_eq!(rec.take(), vec![Event::RunFailed("No provider available.".into())]);
+    assert_eq!(rec.take(), vec![Event::RunFailed("No provider available.".into()), Event::RunFinished]);
 
     let (_c, d, rec) = setup(vec![model("m1", "http://127.0.0.1:9/v1")]);
     d.set_capability_requirement(visindigo_agent::capability::IMAGE);
     d.run();
-    assert_eq!(rec.take(), vec![Event::RunFailed("No model satisfies the capability requirement.".into())]);
+    assert_eq!(rec.take(), vec![Event::RunFailed("No model satisfies the capability requirement.".into()), Event::RunFinished]);
 
     let srv = chat_server(vec![Step::sse(vec![stall()])]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
     d.run();
-    assert_eq!(rec.snapshot(), vec![Event::StreamBegan, Event::RunFailed("Dialog is already running.".into())]);
+    // The refused run() gets its own RunFailed and RunFinished; the first run goes on.
+    assert_eq!(rec.snapshot(), vec![Event::StreamBegan, Event::RunFailed("Dialog is already running.".into()), Event::RunFinished]);
+    assert!(d.is_streaming());
     d.abort();
 }
 
@@ -383,7 +388,7 @@ fn a_refused_connection_is_reported_and_falls_back() {
     let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("second"), done()])]);
     let (_c, d, rec) = setup(vec![model("m1", &format!("http://127.0.0.1:{port}/v1")), model("m2", &srv.base_url())]);
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
     let Event::ModelFallback { reason, .. } = &events[1] else { panic!("{events:?}") };
     assert!(reason.starts_with("[ConnectionRefused]"), "{reason}");
@@ -394,8 +399,9 @@ fn a_refused_connection_is_reported_and_falls_back() {
 fn other_schemes_are_rejected() {
     let (_c, d, rec) = setup(vec![model("m1", "ftp://127.0.0.1/v1")]);
     d.run();
-    wait_idle(&d);
-    let Event::RunFailed(m) = rec.take().pop().unwrap() else { panic!() };
+    rec.wait_finished();
+    let events = rec.take();
+    let Event::RunFailed(m) = ended(&events) else { panic!("{events:?}") };
     assert!(m.starts_with("[UrlSchemeRejected]"), "{m}");
 }
 
@@ -479,14 +485,14 @@ fn a_plain_http_model_follows_http_redirects_and_refuses_one_to_https() {
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.append_message(user("hi"));
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     assert_eq!(d.last_message().content, "moved");
     assert_eq!(srv.requests()[1].path, "/v1/moved/chat/completions");
     rec.take();
     d.run();
-    wait_idle(&d);
-    match rec.take().pop() {
-        Some(Event::RunFailed(message)) => assert!(message.contains("use the https url"), "{message}"),
+    rec.wait_finished();
+    match ended(&rec.take()) {
+        Event::RunFailed(message) => assert!(message.contains("use the https url"), "{message}"),
         other => panic!("expected RunFailed, got {other:?}"),
     }
 }
@@ -509,10 +515,10 @@ fn keep_alive_comments_do_not_hold_a_run_open() {
     d.append_message(user("hi"));
     let start = std::time::Instant::now();
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let elapsed = start.elapsed();
-    match rec.take().pop() {
-        Some(Event::RunFailed(message)) => assert!(message.starts_with("[IdleTimeout]"), "{message}"),
+    match ended(&rec.take()) {
+        Event::RunFailed(message) => assert!(message.starts_with("[IdleTimeout]"), "{message}"),
         other => panic!("expected an idle failure, got {other:?}"),
     }
     // A correctness bound (the stream lasts 3 s), not a speed assertion.
@@ -549,10 +555,10 @@ fn an_answer_with_too_many_tool_calls_fails_instead_of_stalling_the_runtime() {
     let srv = chat_server(vec![Step::sse(calls)]);
     let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
     assert_eq!(
-        events.last().unwrap(),
+        ended(&events),
         &Event::RunFailed("[ProtocolError] the answer has more than 1024 tool calls".into()),
         "{:?}",
         &events[events.len().saturating_sub(3)..]
@@ -579,12 +585,12 @@ fn a_panic_inside_a_run_ends_that_run_as_an_internal_error_and_the_dialog_goes_o
     c.add_function(Arc::new(Panicking(spec)));
     d.append_message(user("time?"));
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     let events = rec.take();
-    assert_eq!(events.last().unwrap(), &Event::RunFailed("[InternalError] the host function has a bug".into()), "{events:?}");
+    assert_eq!(ended(&events), &Event::RunFailed("[InternalError] the host function has a bug".into()), "{events:?}");
     c.remove_function("get_time");
     d.run();
-    wait_idle(&d);
+    rec.wait_finished();
     assert_eq!(deltas(&rec.take()), "fine", "the next run works");
 }
 
@@ -594,6 +600,6 @@ fn one_endless_event_fails_the_attempt_instead_of_taking_the_memory() {
     let srv = chat_server(vec![Step::sse(vec![raw(&endless), stall()])]);
     let (_c, d, rec) = setup_with(vec![model("m1", &srv.base_url())], |p| p.retries = 0);
     d.run();
-    wait_idle(&d);
-    assert_eq!(rec.take().last().unwrap(), &Event::RunFailed("[ProtocolError] an event of more than 64 MiB".into()));
+    rec.wait_finished();
+    assert_eq!(ended(&rec.take()), &Event::RunFailed("[ProtocolError] an event of more than 64 MiB".into()));
 }

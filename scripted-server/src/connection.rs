@@ -28,6 +28,8 @@ enum Outcome {
     Close,
     /// Abort the connection with a TCP reset.
     Reset,
+    /// The client closed the connection during a `$stall`.
+    ClientLeft,
 }
 
 pub(crate) async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>) {
@@ -80,10 +82,16 @@ async fn handle(
         return send_json(stream, 405, &allow, &error_json(405, &message), keep_alive).await;
     }
     let assigned = shared.assign_and_record(|index| RecordedRequest::new(request, index));
-    match assigned.step() {
+    let outcome = match assigned.step() {
         Some(step) => serve_step(stream, step, keep_alive).await,
         None => send_error(stream, 500, "script exhausted", keep_alive).await,
-    }
+    };
+    let how = match outcome {
+        Ok(Outcome::ClientLeft) | Err(_) => "client_closed",
+        Ok(_) => "finished",
+    };
+    shared.set_ended(assigned.logged_at, how);
+    outcome
 }
 
 /// The `/__` endpoints that let an external process (the C++ tests) use the binary.
@@ -178,7 +186,7 @@ async fn serve_step(
                     StreamEnd::Reset => return Ok(Outcome::Reset),
                     StreamEnd::Stall => {
                         wait_until_client_leaves(stream).await;
-                        return Ok(Outcome::Close);
+                        return Ok(Outcome::ClientLeft);
                     }
                 }
             }

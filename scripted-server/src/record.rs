@@ -19,6 +19,10 @@ pub struct RecordedRequest {
     /// Index in the script's `responses` of the step that answered; `None` when the script was
     /// exhausted or the request was not a chat completion (404/405).
     pub step: Option<usize>,
+    /// How answering it ended, once it has: "finished", or "client_closed" when the client
+    /// went away first (a write failed, or a `$stall` saw the connection close). `None` while
+    /// the answer is still being sent.
+    pub ended: Option<String>,
 }
 
 impl RecordedRequest {
@@ -30,6 +34,7 @@ impl RecordedRequest {
             body_text: String::from_utf8_lossy(&request.body).into_owned(),
             body_json: serde_json::from_slice(&request.body).ok(),
             step,
+            ended: None,
         }
     }
 
@@ -42,7 +47,7 @@ impl RecordedRequest {
     }
 
     /// The form `GET /__requests` serves: `{"method","path","headers","body_text","body_json",
-    /// "step"}` where `headers` is an object keyed by lower-case name (repeated headers joined with
+    /// "step","ended"}` where `headers` is an object keyed by lower-case name (repeated headers joined with
     /// ", ", as HTTP allows) so a C++ test can write `headers["authorization"]`, and `body_json`
     /// and `step` are `null` when absent.
     pub fn to_json(&self) -> Value {
@@ -66,6 +71,7 @@ impl RecordedRequest {
             "body_text": self.body_text,
             "body_json": self.body_json,
             "step": self.step,
+            "ended": self.ended,
         })
     }
 }
@@ -87,12 +93,13 @@ mod tests {
             body_text: "{}".into(),
             body_json: Some(json!({})),
             step: None,
+            ended: None,
         };
         assert_eq!(request.header("ACCEPT"), Some("a"));
         assert_eq!(
             request.to_json(),
             json!({"method": "POST", "path": "/v1/chat/completions", "headers": {"accept": "a, b", "x-k": "v"},
-                   "body_text": "{}", "body_json": {}, "step": null})
+                   "body_text": "{}", "body_json": {}, "step": null, "ended": null})
         );
     }
 }

@@ -29,6 +29,8 @@ struct State {
 pub(crate) struct Assigned {
     pub script: Arc<ParsedScript>,
     pub index: Option<usize>,
+    /// Where the request is in the log (for `Shared::set_ended`).
+    pub logged_at: usize,
 }
 
 impl Assigned {
@@ -75,7 +77,17 @@ impl Shared {
         Assigned {
             script: Arc::clone(&state.script),
             index,
+            logged_at: state.requests.len() - 1,
         }
+    }
+
+    /// Records how answering the request logged at `logged_at` ended (nothing when the log
+    /// was cleared meanwhile).
+    pub fn set_ended(&self, logged_at: usize, how: &str) {
+        if let Some(record) = self.lock().requests.get_mut(logged_at) {
+            record.ended = Some(how.to_owned());
+        }
+        self.recorded.notify_all();
     }
 
     pub fn log_bodies_to(&self, dir: Option<std::path::PathBuf>) {

@@ -433,6 +433,83 @@ pub unsafe extern "C" fn vi_dialog_abort(dialog: *const ViDialog) -> ViStatus {
     unsafe { with(dialog, "vi_dialog_abort", Dialog::abort) }
 }
 
+/// "Stop generating" (SPEC §H.3.2): ends the run in progress keeping what was said — a
+/// streaming round becomes the assistant message (`MessageAppended` when non-empty, then
+/// `StreamEnded`), tool calls without an answer are answered `{"error":"stopped by the user"}`
+/// — and cancels the request. When this returns the dialog is not streaming and every event
+/// of the stop, `RunFinished` last, has been delivered to the callback on this thread (or is
+/// queued behind a delivery in progress). Nothing happens without a run.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_stop(dialog: *const ViDialog) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_stop", Dialog::stop) }
+}
+
+/// Whether every tool call waits for `vi_dialog_approve_tool_call` /
+/// `vi_dialog_reject_tool_call` after a `ToolApprovalRequested` event (SPEC §H.3.4; default
+/// false).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_tool_approval(dialog: *const ViDialog, on: bool) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_set_tool_approval", |d| d.set_tool_approval(on)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_tool_approval(dialog: *const ViDialog) -> bool {
+    unsafe { access::get("vi_dialog_tool_approval", dialog, Dialog::tool_approval) }
+}
+
+/// Runs the waiting call `call_id`. Any thread. `VI_STATUS_NOT_FOUND` when no call of the
+/// run waits for a decision under that id (decided already, or the run is over).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_approve_tool_call(dialog: *const ViDialog, call_id: *const c_char, len: usize) -> ViStatus {
+    boundary::status("vi_dialog_approve_tool_call", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let id = unsafe { string::arg("the call id", call_id, len) }?;
+        decided(d.approve_tool_call(id), id)
+    })
+}
+
+/// Answers the waiting call `call_id` with `{"error":"the user declined this call: <reason>"}`
+/// (`reason` may be NULL with `reason_len` 0). Any thread. `VI_STATUS_NOT_FOUND` as for
+/// `vi_dialog_approve_tool_call`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_reject_tool_call(
+    dialog: *const ViDialog,
+    call_id: *const c_char,
+    len: usize,
+    reason: *const c_char,
+    reason_len: usize,
+) -> ViStatus {
+    boundary::status("vi_dialog_reject_tool_call", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let id = unsafe { string::arg("the call id", call_id, len) }?;
+        let reason = unsafe { string::arg("the reason", reason, reason_len) }?;
+        decided(d.reject_tool_call(id, reason), id)
+    })
+}
+
+/// Whether the calls of one answer start together (SPEC §H.3.5; default true).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_parallel_tool_calls(dialog: *const ViDialog, on: bool) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_set_parallel_tool_calls", |d| d.set_parallel_tool_calls(on)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_parallel_tool_calls(dialog: *const ViDialog) -> bool {
+    unsafe { access::get("vi_dialog_parallel_tool_calls", dialog, Dialog::parallel_tool_calls) }
+}
+
+/// How many answers with tool calls a run follows with another round (SPEC §H.3.6; default
+/// 8; a negative count is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_max_tool_rounds(dialog: *const ViDialog, rounds: i32) -> ViStatus {
+    unsafe { with(dialog, "vi_dialog_set_max_tool_rounds", |d| d.set_max_tool_rounds(rounds)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_max_tool_rounds(dialog: *const ViDialog) -> i32 {
+    unsafe { access::get("vi_dialog_max_tool_rounds", dialog, Dialog::max_tool_rounds) }
+}
+
 /// The `usage` object the server last reported, as JSON text ("" when none) (owned).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_dialog_last_usage(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
@@ -478,6 +555,11 @@ unsafe fn with_str(function: &str, dialog: *const ViDialog, data: *const c_char,
         f(d, unsafe { string::arg("the string", data, len) }?);
         Ok(())
     })
+}
+
+/// `NotFound` unless a waiting call took the decision.
+fn decided(found: bool, call_id: &str) -> boundary::Result<()> {
+    if found { Ok(()) } else { Err(Failure::new(ViStatus::NotFound, format!("no tool call waits for a decision under the id {call_id:?}"))) }
 }
 
 pub(crate) fn json_array(items: impl Iterator<Item = serde_json::Value>) -> String {

@@ -27,6 +27,16 @@ pub enum ViEventKind {
     /// Every model failed with `text` as the last reason; pass `attempt` (1, 2, …) over the
     /// provider's models starts after `delay_ms`.
     Retrying = 9,
+    /// The run's last event (SPEC §H.3.1): after the final `StreamEnded` or `RunFailed`,
+    /// exactly once per `vi_dialog_run`.
+    RunFinished = 10,
+    /// The run waits for `vi_dialog_approve_tool_call` / `vi_dialog_reject_tool_call` on
+    /// `call_id` (`tool_name`, `text` = its arguments as the model wrote them).
+    ToolApprovalRequested = 11,
+    /// Call `call_id` of `tool_name` begins; `text` is its arguments.
+    ToolCallStarted = 12,
+    /// Call `call_id` of `tool_name` ended; `text` is its result (the Tool message content).
+    ToolCallFinished = 13,
 }
 
 /// One event. Every view lives only during the callback; fields that do not apply to the
@@ -43,6 +53,10 @@ pub struct ViEvent {
     pub attempt: i32,
     /// `Retrying` only (else 0).
     pub delay_ms: i32,
+    /// The tool call events only (else empty).
+    pub call_id: ViStr,
+    /// The tool call events only (else empty).
+    pub tool_name: ViStr,
 }
 
 /// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
@@ -105,6 +119,8 @@ impl ViEvent {
             server_name: none,
             attempt: 0,
             delay_ms: 0,
+            call_id: none,
+            tool_name: none,
         };
         match event {
             Event::MessageAppended(index) => {
@@ -131,6 +147,19 @@ impl ViEvent {
                 e.kind = ViEventKind::Retrying;
                 (e.attempt, e.delay_ms) = (*attempt, *delay_ms);
                 e.text = ViStr::of(reason);
+            }
+            Event::RunFinished => e.kind = ViEventKind::RunFinished,
+            Event::ToolApprovalRequested { call_id, tool_name, arguments } => {
+                e.kind = ViEventKind::ToolApprovalRequested;
+                (e.call_id, e.tool_name, e.text) = (ViStr::of(call_id), ViStr::of(tool_name), ViStr::of(arguments));
+            }
+            Event::ToolCallStarted { call_id, tool_name, arguments } => {
+                e.kind = ViEventKind::ToolCallStarted;
+                (e.call_id, e.tool_name, e.text) = (ViStr::of(call_id), ViStr::of(tool_name), ViStr::of(arguments));
+            }
+            Event::ToolCallFinished { call_id, tool_name, result } => {
+                e.kind = ViEventKind::ToolCallFinished;
+                (e.call_id, e.tool_name, e.text) = (ViStr::of(call_id), ViStr::of(tool_name), ViStr::of(result));
             }
         }
         e

@@ -7,16 +7,16 @@
 
 pub(crate) mod chunk;
 mod failure;
+mod pairing;
 pub(crate) mod request;
 mod scan;
 mod transport;
 
 use crate::{
     center::Center,
-    dialog::{Dialog, Piece, RunEnd, RunTicket},
+    dialog::{CallSpec, Decision, Dialog, Piece, RunEnd, RunTicket},
     event::Event,
     function::ToolReply,
-    message::{Message, Role},
     model::Model,
     provider::Provider,
 };
@@ -27,10 +27,6 @@ use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-/// Responses with tool calls that are followed by another round; tool calls in the next one
-/// fail the run.
-const MAX_TOOL_ROUNDS: usize = 8;
 
 /// Largest plain-JSON (non-streaming) answer read, and largest single SSE event: a server's one
 /// endless line or event fails the attempt instead of taking the host's memory.
@@ -68,8 +64,9 @@ fn start(dialog: &Dialog) {
         return dialog.fail_early("No model satisfies the capability requirement.");
     };
     let cancel = CancellationToken::new();
+    let max_tool_rounds = dialog.max_tool_rounds();
     let Some(ticket) = dialog.start_run(cancel.clone()) else { return };
-    let run = Run { ticket, center, provider, requirement, mcp: Default::default() };
+    let run = Run { ticket, center, provider, requirement, max_tool_rounds, mcp: Default::default() };
     crate::runtime::runtime().spawn(async move {
         let outcome = tokio::select! {
             _ = cancel.cancelled() => return,
@@ -88,6 +85,9 @@ struct Run {
     center: Center,
     provider: Provider,
     requirement: u32,
+    /// Answers with tool calls that are followed by another round (SPEC §H.3.6); tool calls
+    /// in the next one fail the run.
+    max_tool_rounds: i32,
     /// The MCP servers this run uses and the names their tools were offered under.
     mcp: crate::mcp_client::RunTools,
 }
@@ -108,29 +108,58 @@ impl Run {
             if calls.is_empty() {
                 return self.ticket.finish(RunEnd::Answered);
             }
-            if round == MAX_TOOL_ROUNDS {
+            if round >= self.max_tool_rounds {
                 return self.ticket.finish(RunEnd::TooManyRounds);
             }
-            if !self.ticket.end_round(chunk::tool_calls_json(&calls)) {
+            let specs: Vec<CallSpec> =
+                calls.iter().map(|c| CallSpec { id: &c.id, name: &c.name, arguments: &c.arguments }).collect();
+            if !self.ticket.end_round(chunk::tool_calls_json(&calls), &specs) {
                 return;
             }
-            for call in &calls {
-                let content = self.tool_result(call).await;
-                let message = Message {
-                    role: Role::Tool,
-                    content: content.into(),
-                    name: call.name.clone(),
-                    tool_call_id: call.id.clone(),
-                    ..Message::default()
-                };
-                if !self.ticket.append_tool_result(message) {
-                    return;
-                }
-            }
+            self.call_tools(&calls).await;
             if !self.ticket.begin_round() {
                 return;
             }
         }
+    }
+
+    /// Runs the calls of one answer: together, or one after another when the dialog says so
+    /// (SPEC §H.3.5); their Tool messages are appended in call order either way (the
+    /// transitions keep that order).
+    async fn call_tools(&self, calls: &[ToolCall]) {
+        let Some(dialog) = self.ticket.dialog() else { return };
+        let (approval, parallel) = (dialog.tool_approval(), dialog.parallel_tool_calls());
+        drop(dialog);
+        let each = calls.iter().enumerate().map(|(index, call)| self.tool_call(index, call, approval));
+        if parallel {
+            futures_util::future::join_all(each).await;
+        } else {
+            for call in each {
+                call.await;
+            }
+        }
+    }
+
+    /// One call: the host's approval when asked for (SPEC §H.3.4), then the tool. Returns
+    /// early once the run is over (a stop or abort answers what is left).
+    async fn tool_call(&self, index: usize, call: &ToolCall, approval: bool) {
+        if approval {
+            let Some(decision) = self.ticket.request_approval(index) else { return };
+            match decision.await {
+                Ok(Decision::Approved) => {}
+                Ok(Decision::Rejected(reason)) => {
+                    let declined = json!({"error": format!("the user declined this call: {reason}")});
+                    self.ticket.finish_tool_call(index, declined.to_string());
+                    return;
+                }
+                Err(_) => return,
+            }
+        }
+        if !self.ticket.start_tool_call(index) {
+            return;
+        }
+        let result = self.tool_result(call).await;
+        self.ticket.finish_tool_call(index, result);
     }
 
     /// One round: the request, falling back along the provider while attempts fail before

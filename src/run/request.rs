@@ -7,6 +7,7 @@ use crate::{
     model::Model,
     skill::Skill,
 };
+use super::pairing::Turn;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -114,25 +115,23 @@ impl Serialize for Messages<'_> {
             system.insert("content".into(), self.system.into());
             seq.serialize_element(&system)?;
         }
-        for m in self.messages {
-            seq.serialize_element(&WireMessage(m))?;
-        }
+        super::pairing::visit(self.messages, |turn| match turn {
+            Turn::Message { message, tool_calls } => seq.serialize_element(&WireMessage(message, tool_calls)),
+            Turn::MissingAnswer { call_id, .. } => seq.serialize_element(
+                &json!({"role": "tool", "content": super::pairing::MISSING_ANSWER, "tool_call_id": call_id}),
+            ),
+        })?;
         seq.end()
     }
 }
 
-/// A stored message as the server sees it: Prompt ⇒ user; name and reasoning never sent.
-struct WireMessage<'a>(&'a Message);
+/// A stored message as the server sees it: Prompt ⇒ user; name and reasoning never sent;
+/// `tool_calls` as `pairing` parsed them.
+struct WireMessage<'a>(&'a Message, Option<Value>);
 
 impl Serialize for WireMessage<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let m = self.0;
-        // Only text that is really a JSON array is passed through (SPEC §B.1).
-        let tool_calls = if m.tool_calls.is_empty() {
-            None
-        } else {
-            serde_json::from_str::<Value>(&m.tool_calls).ok().filter(Value::is_array)
-        };
+        let WireMessage(m, tool_calls) = self;
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("role", m.role.wire_name())?;
         if !m.images.is_empty() {
@@ -145,7 +144,7 @@ impl Serialize for WireMessage<'_> {
         if m.role == Role::Tool {
             map.serialize_entry("tool_call_id", &m.tool_call_id)?;
         }
-        if let Some(calls) = &tool_calls {
+        if let Some(calls) = tool_calls {
             map.serialize_entry("tool_calls", calls)?;
         }
         map.end()

@@ -42,6 +42,22 @@ async def slow(seconds: float) -> str:
     return "slept"
 
 
+_meeting = {"arrived": 0, "everyone": None}
+
+
+@server.tool(description="Waits up to 5 s for a second call of this tool to be in progress at the same time.")
+async def rendezvous() -> str:
+    if _meeting["everyone"] is None:
+        _meeting["everyone"] = anyio.Event()
+    _meeting["arrived"] += 1
+    if _meeting["arrived"] >= 2:
+        _meeting["everyone"].set()
+    with anyio.move_on_after(5):
+        await _meeting["everyone"].wait()
+        return "met"
+    return "alone"
+
+
 @server.tool(description="Tells the value of an environment variable.")
 def env(name: str) -> str:
     return os.environ.get(name, "<unset>")

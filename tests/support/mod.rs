@@ -31,6 +31,18 @@ impl Recorder {
     pub fn snapshot(&self) -> Vec<Event> {
         self.events.lock().unwrap().clone()
     }
+    /// Waits (bounded) until a run's last event, `RunFinished`, has arrived.
+    pub fn wait_finished(&self) {
+        wait_for("RunFinished", || self.events.lock().unwrap().contains(&Event::RunFinished));
+    }
+}
+
+/// How a run ended: the event before its `RunFinished`, which must be the last event and the
+/// only one (SPEC §H.3.1).
+pub fn ended(events: &[Event]) -> &Event {
+    assert_eq!(events.last(), Some(&Event::RunFinished), "RunFinished is last: {events:?}");
+    assert_eq!(events.iter().filter(|e| **e == Event::RunFinished).count(), 1, "one RunFinished: {events:?}");
+    &events[events.len() - 2]
 }
 
 pub fn model(id: &str, base_url: &str) -> Model {
