@@ -9,18 +9,11 @@
 #include <Agent/Dialog.h>
 #include <Agent/Function.h>
 
-#include <QtCore/QElapsedTimer>
-#include <QtCore/QEventLoop>
-#include <QtCore/QJsonArray>
-#include <QtCore/QJsonDocument>
-#include <QtCore/QJsonObject>
+#include "ScriptedServer.h"
+#include "SignalRecorder.h"
+
 #include <QtCore/QPointer>
-#include <QtCore/QProcess>
 #include <QtCore/QThread>
-#include <QtCore/QTimer>
-#include <QtNetwork/QNetworkAccessManager>
-#include <QtNetwork/QNetworkReply>
-#include <QtNetwork/QNetworkRequest>
 #include <QtTest/QtTest>
 
 #include <stdexcept>
@@ -28,93 +21,11 @@
 using namespace Visindigo::Agent;
 using Visindigo::Utility::JsonConfig;
 
-#ifndef VI_SCRIPTED_SERVER
-#error "cpp-tests/CMakeLists.txt defines VI_SCRIPTED_SERVER"
-#endif
-
 namespace {
 
-QJsonObject contentChunk(const QString& text)
-{
-    return QJsonObject{{"choices", QJsonArray{QJsonObject{{"index", 0}, {"delta", QJsonObject{{"content", text}}}}}}};
-}
+using namespace ScriptedSteps;
 
-QJsonObject deltaChunk(const QJsonObject& delta)
-{
-    return QJsonObject{{"choices", QJsonArray{QJsonObject{{"index", 0}, {"delta", delta}}}}};
-}
-
-QJsonObject toolCallChunk(const QString& id, const QString& name, const QString& arguments)
-{
-    QJsonObject function{{"arguments", arguments}};
-    if (!name.isEmpty())
-        function.insert("name", name);
-    QJsonObject call{{"index", 0}, {"function", function}};
-    if (!id.isEmpty()) {
-        call.insert("id", id);
-        call.insert("type", "function");
-    }
-    return deltaChunk(QJsonObject{{"tool_calls", QJsonArray{call}}});
-}
-
-QJsonObject done()
-{
-    return QJsonObject{{"$done", true}};
-}
-
-QJsonObject sse(const QJsonArray& events)
-{
-    return QJsonObject{{"events", events}};
-}
-
-QJsonObject answer(const QStringList& pieces)
-{
-    QJsonArray events;
-    for (const QString& p : pieces)
-        events.append(contentChunk(p));
-    events.append(done());
-    return sse(events);
-}
-
-QJsonObject errorStep(int status, const QString& message)
-{
-    return QJsonObject{{"status", status},
-                       {"body", QJsonObject{{"error", QJsonObject{{"message", message}, {"type", "test_error"}}}}}};
-}
-
-// Records every signal of a dialog, in order.
-class Recorder : public QObject
-{
-public:
-    explicit Recorder(Dialog* dialog)
-    {
-        connect(dialog, &Dialog::messageAppended, this, [this](qint32 i) { add(QStringLiteral("appended:%1").arg(i)); });
-        connect(dialog, &Dialog::streamBegan, this, [this] { add(QStringLiteral("began")); });
-        connect(dialog, &Dialog::streamDelta, this, [this](const QString& t) { add(QStringLiteral("delta:") + t); });
-        connect(dialog, &Dialog::streamReasoning, this, [this](const QString& t) { add(QStringLiteral("reasoning:") + t); });
-        connect(dialog, &Dialog::streamEnded, this, [this](const QString& t) {
-            add(QStringLiteral("ended:") + t);
-            ++ended;
-        });
-        connect(dialog, &Dialog::runFailed, this, [this](const QString& t) {
-            add(QStringLiteral("failed:") + t);
-            ++failed;
-        });
-        connect(dialog, &Dialog::modelFallback, this, [this](const QString& from, const QString& to, const QString&) {
-            add(QStringLiteral("fallback:%1>%2").arg(from, to));
-        });
-    }
-    void add(const QString& entry)
-    {
-        if (QThread::currentThread() != thread())
-            wrongThread = true;
-        log << entry;
-    }
-    QStringList log;
-    int ended = 0;
-    int failed = 0;
-    bool wrongThread = false;
-};
+using Recorder = SignalRecorder;
 
 class SyncFunction : public Function
 {
@@ -177,43 +88,12 @@ class TestRun : public QObject
 {
     Q_OBJECT
 
-    QProcess server;
-    int port = 0;
-    QNetworkAccessManager network;
+    ScriptedServer server;
     QStringList modelIds;
     QStringList providerIds;
 
-    QUrl controlUrl(const QString& path) const
-    {
-        return QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path));
-    }
-
-    QByteArray http(const QString& method, const QString& path, const QByteArray& body = {})
-    {
-        QNetworkRequest request(controlUrl(path));
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-        QNetworkReply* reply = method == QLatin1String("POST") ? network.post(request, body) : network.get(request);
-        QEventLoop loop;
-        connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-        QTimer::singleShot(10000, &loop, &QEventLoop::quit);
-        loop.exec();
-        const QByteArray data = reply->readAll();
-        reply->deleteLater();
-        return data;
-    }
-
-    bool setScript(const QJsonArray& steps, bool repeatLast = false)
-    {
-        const QJsonObject script{{"responses", steps}, {"repeat_last", repeatLast}};
-        const QByteArray reply = http(QStringLiteral("POST"), QStringLiteral("/__script"),
-                                      QJsonDocument(script).toJson(QJsonDocument::Compact));
-        return QJsonDocument::fromJson(reply).object().value("ok").toBool();
-    }
-
-    QJsonArray requests()
-    {
-        return QJsonDocument::fromJson(http(QStringLiteral("GET"), QStringLiteral("/__requests"))).array();
-    }
+    bool setScript(const QJsonArray& steps, bool repeatLast = false) { return server.setScript(steps, repeatLast); }
+    QJsonArray requests() { return server.requests(); }
 
     // A valid model pointing at the server, registered in the Center.
     QString addModel(const QString& name = QStringLiteral("test-model"),
@@ -221,7 +101,7 @@ class TestRun : public QObject
     {
         Model model;
         model.setName(name)
-            .setUrl(QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(port)))
+            .setUrl(server.url(QStringLiteral("/v1")))
             .setToken(QStringLiteral("secret-token"))
             .setTimeoutMs(20000)
             .setCapabilities(capabilities);
@@ -256,33 +136,11 @@ class TestRun : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        const QString program = QStringLiteral(VI_SCRIPTED_SERVER);
-        QVERIFY2(QFileInfo::exists(program), qPrintable(program + QStringLiteral(" not built")));
-        server.setProgram(program);
-        server.setArguments({QStringLiteral("--script"), QStringLiteral("-")});
-        server.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        server.start();
-        QVERIFY(server.waitForStarted(10000));
-        QByteArray line;
-        QElapsedTimer timer;
-        timer.start();
-        while (!line.contains('\n') && timer.elapsed() < 10000) {
-            server.waitForReadyRead(500);
-            line += server.readAll();
-        }
-        QVERIFY2(line.startsWith("PORT "), line.constData());
-        port = line.mid(5).trimmed().toInt();
-        QVERIFY(port > 0);
+        QString error;
+        QVERIFY2(server.start(&error), qPrintable(error));
     }
 
-    void cleanupTestCase()
-    {
-        server.closeWriteChannel();
-        if (!server.waitForFinished(5000)) {
-            server.kill();
-            server.waitForFinished(5000);
-        }
-    }
+    void cleanupTestCase() { server.stop(); }
 
     void cleanup()
     {
@@ -305,9 +163,10 @@ private Q_SLOTS:
         Dialog* dialog = newDialog(&owner);
         Recorder rec(dialog);
         dialog->run(); // (the run may be over in the core before its queued signals arrive)
-        QTRY_COMPARE_WITH_TIMEOUT(rec.ended + rec.failed, 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(rec.finished, 1, 10000);
         QCOMPARE(rec.log, (QStringList{QStringLiteral("began"), QStringLiteral("delta:Hel"), QStringLiteral("delta:lo"),
-                                       QStringLiteral("appended:1"), QStringLiteral("ended:Hello")}));
+                                       QStringLiteral("appended:1"), QStringLiteral("ended:Hello"),
+                                       QStringLiteral("runFinished")}));
         QVERIFY(!rec.wrongThread);
         QTRY_VERIFY(!dialog->isStreaming());
         QCOMPARE(dialog->getMessageCount(), 2);
@@ -336,10 +195,11 @@ private Q_SLOTS:
         Dialog* dialog = newDialog(&owner);
         Recorder rec(dialog);
         dialog->run();
-        QTRY_COMPARE_WITH_TIMEOUT(rec.ended + rec.failed, 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(rec.finished, 1, 10000);
         QCOMPARE(rec.log, (QStringList{QStringLiteral("began"), QStringLiteral("reasoning:Think"),
                                        QStringLiteral("reasoning:ing"), QStringLiteral("delta:Yes"),
-                                       QStringLiteral("appended:1"), QStringLiteral("ended:Yes")}));
+                                       QStringLiteral("appended:1"), QStringLiteral("ended:Yes"),
+                                       QStringLiteral("runFinished")}));
         QCOMPARE(dialog->getReasoningContent(), QStringLiteral("Thinking"));
         QVERIFY(dialog->getStreamingContent().isEmpty());
         QCOMPARE(dialog->getLastMessage().getReasoning(), QStringLiteral("Thinking"));
@@ -356,11 +216,13 @@ private Q_SLOTS:
         Dialog* dialog = newDialog(&owner);
         Recorder rec(dialog);
         dialog->run();
-        QTRY_COMPARE_WITH_TIMEOUT(rec.ended + rec.failed, 2, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(rec.finished, 1, 10000);
         QCOMPARE(rec.log, (QStringList{QStringLiteral("began"), QStringLiteral("appended:1"), QStringLiteral("ended:"),
+                                       QStringLiteral("toolStarted:call_1:get_time"),
+                                       QStringLiteral(R"(toolFinished:call_1:{"time":"noon","tz":"utc"})"),
                                        QStringLiteral("appended:2"), QStringLiteral("began"),
                                        QStringLiteral("delta:It is noon"), QStringLiteral("appended:3"),
-                                       QStringLiteral("ended:It is noon")}));
+                                       QStringLiteral("ended:It is noon"), QStringLiteral("runFinished")}));
         QVERIFY(!rec.wrongThread);
         QCOMPARE(SyncFunction::calledOn, QThread::currentThread());
         QCOMPARE(SyncFunction::lastArguments.getString(QStringLiteral("tz")), QStringLiteral("utc"));
@@ -449,10 +311,11 @@ private Q_SLOTS:
         Dialog* dialog = newDialog(&owner);
         Recorder rec(dialog);
         dialog->run();
-        QTRY_COMPARE_WITH_TIMEOUT(rec.failed, 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(rec.finished, 1, 10000);
         QCOMPARE(rec.log, (QStringList{QStringLiteral("began"),
                                        QStringLiteral("failed:[HttpStatusError] Server returned HTTP 401 Unauthorized: "
-                                                      "bad key (HTTP 401)")}));
+                                                      "bad key (HTTP 401)"),
+                                       QStringLiteral("runFinished")}));
         QVERIFY(!dialog->isStreaming());
         QCOMPARE(dialog->getMessageCount(), 1);
     }
@@ -465,16 +328,17 @@ private Q_SLOTS:
         dialog->appendMessage(Message::Role::User, QStringLiteral("q"));
         Recorder rec(dialog);
 
-        // No provider (none set, no default): failed synchronously, nothing else.
+        // No provider (none set, no default): failed and finished synchronously, nothing else.
         dialog->run();
-        QCOMPARE(rec.log, QStringList{QStringLiteral("failed:No provider available.")});
+        QCOMPARE(rec.log, (QStringList{QStringLiteral("failed:No provider available."), QStringLiteral("runFinished")}));
 
         // A provider whose only model lacks the required capability.
         dialog->setProviderId(addProvider({addModel()}));
         dialog->setCapabilityRequirement(Model::Capability::Text | Model::Capability::Image);
         rec.log.clear();
         dialog->run();
-        QCOMPARE(rec.log, QStringList{QStringLiteral("failed:No model satisfies the capability requirement.")});
+        QCOMPARE(rec.log, (QStringList{QStringLiteral("failed:No model satisfies the capability requirement."),
+                                       QStringLiteral("runFinished")}));
         QVERIFY(!dialog->isStreaming());
 
         // Already running.
@@ -485,8 +349,11 @@ private Q_SLOTS:
         QVERIFY(dialog->isStreaming());
         dialog->run();
         QTRY_VERIFY(rec.log.contains(QStringLiteral("failed:Dialog is already running.")));
+        QCOMPARE(rec.finished, 3); // the two early failures, then the refused run(); the first goes on
+        QVERIFY(dialog->isStreaming());
         dialog->abort();
         QTRY_VERIFY(rec.log.contains(QStringLiteral("failed:[Aborted] Run aborted.")));
+        QTRY_COMPARE(rec.finished, 4);
     }
 
     void abortMidStream()
@@ -499,8 +366,9 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(rec.log.contains(QStringLiteral("delta:par")), 10000);
         dialog->abort();
         QVERIFY(!dialog->isStreaming());
-        QTRY_COMPARE(rec.failed, 1);
-        QCOMPARE(rec.log.last(), QStringLiteral("failed:[Aborted] Run aborted."));
+        QTRY_COMPARE(rec.finished, 1);
+        QCOMPARE(rec.log.mid(rec.log.size() - 2),
+                 (QStringList{QStringLiteral("failed:[Aborted] Run aborted."), QStringLiteral("runFinished")}));
         const int count = rec.log.size();
         QTest::qWait(300);
         QCOMPARE(rec.log.size(), count);
@@ -522,10 +390,11 @@ private Q_SLOTS:
         Recorder rec(dialog);
         QSignalSpy fallbackSpy(dialog, &Dialog::modelFallback);
         dialog->run();
-        QTRY_COMPARE_WITH_TIMEOUT(rec.ended + rec.failed, 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(rec.finished, 1, 10000);
         QCOMPARE(rec.log, (QStringList{QStringLiteral("began"), QStringLiteral("fallback:%1>%2").arg(a, b),
                                        QStringLiteral("fallback:%1>%2").arg(b, c), QStringLiteral("delta:third time"),
-                                       QStringLiteral("appended:1"), QStringLiteral("ended:third time")}));
+                                       QStringLiteral("appended:1"), QStringLiteral("ended:third time"),
+                                       QStringLiteral("runFinished")}));
         QCOMPARE(fallbackSpy.count(), 2);
         QVERIFY(!fallbackSpy.at(0).at(2).toString().isEmpty());
         const QJsonArray reqs = requests();
@@ -596,13 +465,14 @@ private Q_SLOTS:
         auto finished = [&] {
             int n = 0;
             for (Recorder* rec : std::as_const(recorders))
-                n += rec->ended + rec->failed;
+                n += rec->finished;
             return n;
         };
         QTRY_COMPARE_WITH_TIMEOUT(finished(), 20, 30000);
         for (int i = 0; i < 20; ++i) {
             QCOMPARE(recorders.at(i)->failed, 0);
-            QCOMPARE(recorders.at(i)->log.last(), QStringLiteral("ended:concurrent"));
+            const QStringList& log = recorders.at(i)->log;
+            QCOMPARE(log.mid(log.size() - 2), (QStringList{QStringLiteral("ended:concurrent"), QStringLiteral("runFinished")}));
             QVERIFY(!recorders.at(i)->wrongThread);
             QCOMPARE(dialogs.at(i)->getLastMessage().getContent(), QStringLiteral("concurrent"));
         }

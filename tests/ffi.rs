@@ -328,16 +328,21 @@ fn the_version_matches_the_crate() {
     assert_eq!(name.to_str().unwrap(), "invalid UTF-8");
 }
 
-static RUN_EVENTS: Mutex<Vec<(ViEventKind, String)>> = Mutex::new(Vec::new());
+/// (kind, text, call_id, tool_name) of every event of the run test.
+static RUN_EVENTS: Mutex<Vec<(ViEventKind, String, String, String)>> = Mutex::new(Vec::new());
 
 unsafe extern "C" fn on_run_event(_: *mut c_void, events: *const ViEvent, count: usize) {
     for e in unsafe { batch(events, count) } {
-        RUN_EVENTS.lock().unwrap().push((e.kind, view(e.text)));
+        RUN_EVENTS.lock().unwrap().push((e.kind, view(e.text), view(e.call_id), view(e.tool_name)));
     }
 }
 
+fn run_event(kind: ViEventKind) -> Option<(ViEventKind, String, String, String)> {
+    RUN_EVENTS.lock().unwrap().iter().find(|e| e.0 == kind).cloned()
+}
+
 #[test]
-fn a_run_through_the_abi_calls_the_host_function_with_its_context() {
+fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_context() {
     use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script};
     let server = ScriptedServer::start(script(vec![
         Step::sse(vec![chat_chunk_tool_call(0, "c1", "echo", "{\"x\":1}"), done()]),
@@ -374,8 +379,26 @@ fn a_run_through_the_abi_calls_the_host_function_with_its_context() {
         let mut dialog = null_mut();
         vi_center_create_dialog(center, &mut dialog);
         vi_dialog_set_event_callback(dialog, Some(on_run_event), 0xfeed as *mut c_void, None);
+        assert_eq!(vi_dialog_set_tool_approval(dialog, true), ViStatus::Ok);
+        assert!(vi_dialog_tool_approval(dialog));
+        assert!(vi_dialog_parallel_tool_calls(dialog));
+        assert_eq!(vi_dialog_max_tool_rounds(dialog), 8);
         assert_eq!(vi_dialog_run(dialog), ViStatus::Ok);
         let start = std::time::Instant::now();
+        while run_event(ViEventKind::ToolApprovalRequested).is_none() {
+            assert!(start.elapsed().as_secs() < 20, "no approval request");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let asked = run_event(ViEventKind::ToolApprovalRequested).unwrap();
+        assert_eq!((asked.1.as_str(), asked.2.as_str(), asked.3.as_str()), ("{\"x\":1}", "c1", "echo"));
+        assert_eq!(vi_dialog_approve_tool_call(dialog, BAD_UTF8.as_ptr().cast(), BAD_UTF8.len()), ViStatus::InvalidUtf8);
+        let (other, other_len) = s("c2");
+        assert_eq!(vi_dialog_approve_tool_call(dialog, other, other_len), ViStatus::NotFound);
+        assert!(last_error().contains("no tool call waits for a decision under the id \"c2\""), "{}", last_error());
+        assert_eq!(vi_dialog_reject_tool_call(dialog, other, other_len, null(), 0), ViStatus::NotFound);
+        assert_eq!(vi_dialog_approve_tool_call(null(), other, other_len), ViStatus::NullArgument);
+        let (c1, c1_len) = s("c1");
+        assert_eq!(vi_dialog_approve_tool_call(dialog, c1, c1_len), ViStatus::Ok);
         while vi_dialog_is_streaming(dialog) {
             assert!(start.elapsed().as_secs() < 20);
             std::thread::sleep(std::time::Duration::from_millis(2));
@@ -390,7 +413,20 @@ fn a_run_through_the_abi_calls_the_host_function_with_its_context() {
         assert_eq!(view(vi_message_content(tool)), r#"{"echo":{"x":1}}"#);
         vi_message_free(tool);
         vi_message_list_free(list);
+        let start = std::time::Instant::now();
+        while RUN_EVENTS.lock().unwrap().last().map(|e| e.0) != Some(ViEventKind::RunFinished) {
+            assert!(start.elapsed().as_secs() < 20, "no RunFinished");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
         assert!(RUN_EVENTS.lock().unwrap().iter().any(|e| e.0 == ViEventKind::StreamEnded && e.1 == "done"));
+        let started = run_event(ViEventKind::ToolCallStarted).unwrap();
+        assert_eq!((started.2.as_str(), started.3.as_str()), ("c1", "echo"));
+        let finished = run_event(ViEventKind::ToolCallFinished).unwrap();
+        assert_eq!((finished.1.as_str(), finished.2.as_str()), (r#"{"echo":{"x":1}}"#, "c1"));
+        assert_eq!(vi_dialog_stop(dialog), ViStatus::Ok, "a stop without a run does nothing");
+        assert_eq!(vi_dialog_stop(null()), ViStatus::NullArgument);
+        assert_eq!(vi_dialog_set_max_tool_rounds(dialog, -3), ViStatus::Ok);
+        assert_eq!(vi_dialog_max_tool_rounds(dialog), 0);
         vi_dialog_free(dialog);
         vi_model_free(model);
         vi_provider_free(provider);

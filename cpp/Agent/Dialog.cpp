@@ -216,6 +216,24 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
         QString reason = toQString(event.text);
         return [attempt, delayMs, reason](Dialog* d) { Q_EMIT d->retrying(attempt, delayMs, reason); };
     }
+    case VI_EVENT_KIND_RUN_FINISHED:
+        return [](Dialog* d) { Q_EMIT d->runFinished(); };
+    case VI_EVENT_KIND_TOOL_APPROVAL_REQUESTED:
+    case VI_EVENT_KIND_TOOL_CALL_STARTED:
+    case VI_EVENT_KIND_TOOL_CALL_FINISHED: {
+        const ViEventKind kind = event.kind;
+        QString callId = toQString(event.call_id);
+        QString tool = toQString(event.tool_name);
+        QString text = toQString(event.text);
+        return [kind, callId, tool, text](Dialog* d) {
+            if (kind == VI_EVENT_KIND_TOOL_APPROVAL_REQUESTED)
+                Q_EMIT d->toolApprovalRequested(callId, tool, text);
+            else if (kind == VI_EVENT_KIND_TOOL_CALL_STARTED)
+                Q_EMIT d->toolCallStarted(callId, tool, text);
+            else
+                Q_EMIT d->toolCallFinished(callId, tool, text);
+        };
+    }
     }
     return {}; // an event kind this layer does not know: ignored
 }
@@ -652,6 +670,57 @@ void Dialog::abort()
 JsonConfig Dialog::getLastUsage() const
 {
     return takeJson(ownedJson([&](ViString** o) { return vi_dialog_last_usage(d->handle, o); }));
+}
+
+void Dialog::stop()
+{
+    vi_dialog_stop(d->handle);
+}
+
+Dialog& Dialog::setToolApproval(bool on)
+{
+    vi_dialog_set_tool_approval(d->handle, on);
+    return *this;
+}
+
+bool Dialog::getToolApproval() const
+{
+    return vi_dialog_tool_approval(d->handle);
+}
+
+bool Dialog::approveToolCall(const QString& callId)
+{
+    const Utf8 id(callId);
+    return vi_dialog_approve_tool_call(d->handle, id.data(), id.size()) == VI_STATUS_OK;
+}
+
+bool Dialog::rejectToolCall(const QString& callId, const QString& reason)
+{
+    const Utf8 id(callId);
+    const Utf8 why(reason);
+    return vi_dialog_reject_tool_call(d->handle, id.data(), id.size(), why.data(), why.size()) == VI_STATUS_OK;
+}
+
+Dialog& Dialog::setParallelToolCalls(bool on)
+{
+    vi_dialog_set_parallel_tool_calls(d->handle, on);
+    return *this;
+}
+
+bool Dialog::getParallelToolCalls() const
+{
+    return vi_dialog_parallel_tool_calls(d->handle);
+}
+
+Dialog& Dialog::setMaxToolRounds(qint32 rounds)
+{
+    vi_dialog_set_max_tool_rounds(d->handle, rounds);
+    return *this;
+}
+
+qint32 Dialog::getMaxToolRounds() const
+{
+    return vi_dialog_max_tool_rounds(d->handle);
 }
 
 } // namespace Visindigo::Agent

@@ -132,6 +132,40 @@ public:
     // The `usage` object the server last reported (empty when none).
     Visindigo::Utility::JsonConfig getLastUsage() const;
 
+    // "Stop generating" (SPEC §H.3.2), keeping what was said: while an answer streams, the
+    // partial text and reasoning become the assistant message (messageAppended when
+    // non-empty, then streamEnded(partial)) and incomplete tool calls are dropped; while
+    // tools run, every call without an answer is answered {"error":"stopped by the user"}
+    // (a call that already finished keeps its result). No further round; runFinished()
+    // last. The request is cancelled at once. When this returns isStreaming() is false and
+    // those signals have been emitted (or are queued behind earlier ones when called off
+    // the dialog's thread). Nothing happens without a run.
+    void stop();
+
+    // Tool approval (SPEC §H.3.4; default off, Dialog JSON "toolApproval" only when on):
+    // before each call (functions and MCP tools alike) toolApprovalRequested() is emitted
+    // and the call waits for approveToolCall() or rejectToolCall(), which may be called from
+    // any thread, in any order. abort() and stop() end the wait. Both return false when no
+    // call waits under that id (decided already, or the run is over).
+    Dialog& setToolApproval(bool on);
+    bool getToolApproval() const;
+    bool approveToolCall(const QString& callId);
+    // The call's answer is {"error":"the user declined this call: <reason>"}.
+    bool rejectToolCall(const QString& callId, const QString& reason = QString());
+
+    // The calls of one answer start together (default true): each Function's invokeAsync is
+    // called without waiting for the previous one's answer, MCP calls run concurrently; the
+    // Tool messages are appended in call order either way. false: one after another
+    // (Dialog JSON "parallelToolCalls" only when false).
+    Dialog& setParallelToolCalls(bool on);
+    bool getParallelToolCalls() const;
+
+    // How many answers with tool calls a run follows with another round (default 8; Dialog
+    // JSON "maxToolRounds" only when not 8; negative is 0). Tool calls in the answer after
+    // that end the run with streamEnded, then runFailed("Too many tool call rounds.").
+    Dialog& setMaxToolRounds(qint32 rounds);
+    qint32 getMaxToolRounds() const;
+
 Q_SIGNALS:
     void messageAppended(qint32 index);
     void streamBegan();
@@ -145,6 +179,19 @@ Q_SIGNALS:
     // Every model of the provider failed (reason: the last failure); pass `attempt` (1, 2,
     // …) over them starts after delayMs (SPEC §H.1.4). abort() ends the wait.
     void retrying(qint32 attempt, qint32 delayMs, const QString& reason);
+    // The last signal of every run (SPEC §H.3.1), after the final streamEnded or runFailed:
+    // exactly once per run() — also when run() fails at once (no provider, no model, already
+    // running: then isStreaming() may still be true for the run in progress) and after
+    // abort() or stop().
+    void runFinished();
+    // A tool call waits for approveToolCall(callId) or rejectToolCall(callId, reason)
+    // (setToolApproval). arguments: the JSON text the model wrote.
+    void toolApprovalRequested(const QString& callId, const QString& toolName, const QString& arguments);
+    // Around every call that runs (SPEC §H.3.6): toolCallFinished follows each
+    // toolCallStarted exactly once (result: the Tool message content), unless the run is
+    // aborted. A rejected call never starts.
+    void toolCallStarted(const QString& callId, const QString& toolName, const QString& arguments);
+    void toolCallFinished(const QString& callId, const QString& toolName, const QString& result);
 
 private:
     friend class Center;
