@@ -1,6 +1,10 @@
 // chat — a Qt console chat over Visindigo::Agent, the README's first command.
 //
-//   chat [--model model.json] [--history file.json] [--once "question"]   (--once: exit 1 if it failed)
+//   chat [--model model.json] [--history file.json] [--once "question"] [--approve]
+//
+// --once: exit 1 if it failed. --approve: ask before each tool call ("run get_current_time?
+// [y/N]", answered by the next input line). Ctrl-C during an answer stops it and keeps what was
+// said (Dialog::stop); at the prompt it quits.
 //
 // The endpoint comes from a model JSON in the native Model::toJson() format (--model), else
 // from OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL. With neither, it runs an offline demo
@@ -24,7 +28,9 @@
 #include <QtCore/QTemporaryFile>
 #include <QtCore/QTextStream>
 
+#include <csignal>
 #include <cstdio>
+#include <sys/socket.h>
 #include <unistd.h>
 
 using Visindigo::Agent::Center;
@@ -90,6 +96,15 @@ QByteArray demoScript()
 ]})");
 }
 
+// Ctrl-C reaches the event loop through a socket pair: a signal handler may only write().
+int sigintPipe[2] = {-1, -1};
+
+void onSigint(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(sigintPipe[0], &byte, 1);
+}
+
 // Starts the scripted server on the demo script and returns its base url ("" on failure).
 QString startDemoServer(QProcess& server, QTemporaryFile& script)
 {
@@ -119,6 +134,7 @@ int main(int argc, char** argv)
     parser.addOption({QStringLiteral("history"), QStringLiteral("Conversation file."), QStringLiteral("file"),
                       QStringLiteral("chat-history.json")});
     parser.addOption({QStringLiteral("once"), QStringLiteral("Ask one question and exit."), QStringLiteral("question")});
+    parser.addOption({QStringLiteral("approve"), QStringLiteral("Ask before each tool call.")});
     parser.process(app);
 
     Model model;
@@ -179,11 +195,16 @@ int main(int argc, char** argv)
             file.write(center->saveDialog(dialog).toString(QJsonDocument::Indented).toUtf8());
     };
     // Lines typed (or piped) while an answer streams wait their turn; at the end of input the
-    // chat quits once the last answer is complete.
+    // chat quits once the last answer is complete. With --approve, the first line that waits
+    // when a tool call asks for approval is its answer.
     QStringList pending;
     bool inputClosed = parser.isSet(QStringLiteral("once"));
     if (inputClosed)
         pending << parser.value(QStringLiteral("once"));
+    const bool approve = parser.isSet(QStringLiteral("approve"));
+    dialog->setToolApproval(approve);
+    QStringList approvals; // call ids waiting for a y/N line, oldest first
+    bool stdinOpen = true;
     bool inReasoning = false;
     // With --once, the exit status says whether the question was answered: 1 after a failure.
     bool failed = false;
@@ -199,10 +220,21 @@ int main(int argc, char** argv)
             dialog->run();
             return;
         }
-        if (inputClosed)
+        if (inputClosed || !stdinOpen)
             QCoreApplication::exit(failed ? 1 : 0);
         else if (isatty(STDIN_FILENO))
             out(QStringLiteral("\nyou> "));
+    };
+    // Answers the oldest waiting approval with `line` (y/yes approves).
+    auto decide = [&](const QString& line) {
+        const QString callId = approvals.takeFirst();
+        const QString answer = line.trimmed().toLower();
+        if (!isatty(STDIN_FILENO))
+            out(line + QStringLiteral("\n")); // piped input: show it
+        if (answer == QLatin1String("y") || answer == QLatin1String("yes"))
+            dialog->approveToolCall(callId);
+        else
+            dialog->rejectToolCall(callId, QStringLiteral("the user said no"));
     };
 
     QObject::connect(dialog, &Dialog::streamBegan, [&] { out(QStringLiteral("model> ")); });
@@ -222,24 +254,45 @@ int main(int argc, char** argv)
         if (m.getRole() == Message::Role::Tool)
             out(QStringLiteral("\n  [tool %1 → %2]\n").arg(m.getName(), m.getContent()));
     });
+    QObject::connect(dialog, &Dialog::toolApprovalRequested, [&](const QString& callId, const QString& tool, const QString&) {
+        out(QStringLiteral("\n  run %1? [y/N] ").arg(tool));
+        approvals << callId;
+        if (!pending.isEmpty())
+            decide(pending.takeFirst());
+        else if (!stdinOpen)
+            dialog->rejectToolCall(approvals.takeFirst(), QStringLiteral("no answer (end of input)"));
+    });
     QObject::connect(dialog, &Dialog::modelFallback, [&](const QString& from, const QString& to, const QString& why) {
         out(QStringLiteral("\n  [model %1 failed (%2); trying %3]\n").arg(from, why, to));
     });
     QObject::connect(dialog, &Dialog::retrying, [&](qint32 attempt, qint32 delayMs, const QString& why) {
         out(QStringLiteral("\n  [every model failed (%1); retry %2 in %3 ms]\n").arg(why).arg(attempt).arg(delayMs));
     });
-    QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
-        if (dialog->isStreaming())
-            return; // a tool round: the run goes on
+    QObject::connect(dialog, &Dialog::runFailed, [&](const QString& message) {
+        out(QStringLiteral("\n  [failed: %1]").arg(message));
+        failed = failed || parser.isSet(QStringLiteral("once"));
+    });
+    QObject::connect(dialog, &Dialog::runFinished, [&] {
+        approvals.clear();
         out(QStringLiteral("\n"));
         save();
         askNext();
     });
-    QObject::connect(dialog, &Dialog::runFailed, [&](const QString& message) {
-        out(QStringLiteral("\n  [failed: %1]\n").arg(message));
-        failed = failed || parser.isSet(QStringLiteral("once"));
-        save();
-        askNext();
+
+    // Ctrl-C: stop the answer in progress, keeping it; at the prompt, quit.
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sigintPipe) == 0)
+        std::signal(SIGINT, onSigint);
+    QSocketNotifier interrupt(sigintPipe[1], QSocketNotifier::Read);
+    QObject::connect(&interrupt, &QSocketNotifier::activated, [&] {
+        char byte;
+        [[maybe_unused]] const ssize_t read = ::read(sigintPipe[1], &byte, 1);
+        if (dialog->isStreaming()) {
+            out(QStringLiteral("\n  [stopped]"));
+            dialog->stop(); // runFinished follows: saved, next question
+        } else {
+            out(QStringLiteral("\n"));
+            QCoreApplication::exit(130);
+        }
     });
 
     QSocketNotifier input(STDIN_FILENO, QSocketNotifier::Read);
@@ -248,20 +301,29 @@ int main(int argc, char** argv)
         QString line;
         if (!stdinStream.readLineInto(&line)) {
             input.setEnabled(false);
+            stdinOpen = false;
             inputClosed = true;
+            if (!approvals.isEmpty())
+                dialog->rejectToolCall(approvals.takeFirst(), QStringLiteral("no answer (end of input)"));
             if (!dialog->isStreaming())
                 askNext();
             return;
         }
+        if (!approvals.isEmpty()) {
+            decide(line);
+            return;
+        }
         pending << line;
-        if (!dialog->isStreaming())
+        if (!dialog->isStreaming() && !inputClosed)
             askNext();
     });
     if (inputClosed) {
-        input.setEnabled(false);
+        // --once: standard input only answers approvals.
+        input.setEnabled(approve);
+        stdinOpen = approve;
         askNext();
     } else {
-        out(QStringLiteral("Type a message and press Enter (Ctrl-D quits).\n"));
+        out(QStringLiteral("Type a message and press Enter (Ctrl-D quits, Ctrl-C stops an answer).\n"));
         if (isatty(STDIN_FILENO))
             out(QStringLiteral("you> "));
     }
