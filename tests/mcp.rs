@@ -385,6 +385,27 @@ fn the_mcp_calls_of_one_answer_run_at_the_same_time() {
 }
 
 #[test]
+fn approval_covers_mcp_tools() {
+    let _serial = serial();
+    let srv = chat_server(vec![calls(&[("calc__add", r#"{"a":1,"b":2}"#), ("calc__shout_loud_", r#"{"text":"no"}"#)]), answer("ok")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_entry("calc"));
+    d.set_tool_approval(true);
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    wait_for("both approval requests", || {
+        rec.snapshot().iter().filter(|e| matches!(e, Event::ToolApprovalRequested { .. })).count() == 2
+    });
+    assert!(d.reject_tool_call("call_1", "no shouting"));
+    assert!(d.approve_tool_call("call_0"));
+    rec.wait_finished();
+    let messages = d.messages();
+    assert_eq!(messages[2].content, "3");
+    assert_eq!(messages[3].content, r#"{"error":"the user declined this call: no shouting"}"#);
+    assert_eq!(d.last_message().content, "ok");
+}
+
+#[test]
 fn an_abort_during_a_call_leaves_the_connection_usable() {
     let _serial = serial();
     let srv = chat_server(vec![calls(&[("nap__slow", r#"{"seconds":30}"#)]), calls(&[("nap__add", r#"{"a":2,"b":2}"#)]), answer("ok")]);
