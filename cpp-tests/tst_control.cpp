@@ -4,7 +4,7 @@
 // runFinished on every path, stop() while streaming and while tools run, tool approval
 // answered from another thread, abort during an approval, parallel async Functions, and a
 // conversation that goes on after an abort during tools (its request bodies are validated
-// with the official openai types and the pairing rule, test openai_request_bodies).
+// with the official SDK types and the pairing rules, test sdk_request_bodies).
 #include <Agent/Center.h>
 #include <Agent/Dialog.h>
 #include <Agent/Function.h>

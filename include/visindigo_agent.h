@@ -37,6 +37,15 @@
 // Role: rendered prompt template (sent as user).
 #define VI_ROLE_PROMPT 4
 
+// API: OpenAI-compatible `POST <url>/chat/completions` (the default).
+#define VI_API_CHAT_COMPLETIONS 0
+
+// API: OpenAI Responses, `POST <url>/responses`.
+#define VI_API_RESPONSES 1
+
+// API: Anthropic Messages, `POST <url>/messages`.
+#define VI_API_ANTHROPIC_MESSAGES 2
+
 // Capability bit: no requirement.
 #define VI_CAPABILITY_NONE 0
 
@@ -758,6 +767,12 @@ ViStatus vi_message_set_role(struct ViMessage *message, uint32_t role_value);
 // The role (1, User, for NULL).
 uint32_t vi_message_role(const struct ViMessage *message);
 
+// Sets the thinking blocks (JSON array text, kept verbatim; SPEC §H.2.2).
+ViStatus vi_message_set_thinking_blocks(struct ViMessage *message, const char *data, size_t len);
+
+// The thinking blocks ("" for most messages); lives until the message changes.
+struct ViStr vi_message_thinking_blocks(const struct ViMessage *message);
+
 // Sets the content.
 ViStatus vi_message_set_content(struct ViMessage *message, const char *data, size_t len);
 
@@ -836,8 +851,14 @@ ViStatus vi_model_set_name(struct ViModel *model, const char *data, size_t len);
 // The name; lives until the model changes.
 struct ViStr vi_model_name(const struct ViModel *model);
 
-// Sets the base url (`/chat/completions` is appended at run time).
+// Sets the base url (the API's path is appended at run time).
 ViStatus vi_model_set_url(struct ViModel *model, const char *data, size_t len);
+
+// Sets the wire protocol (`VI_API_*`; anything else is `VI_STATUS_INVALID_ARGUMENT`).
+ViStatus vi_model_set_api(struct ViModel *model, uint32_t api);
+
+// The wire protocol (`VI_API_CHAT_COMPLETIONS` for NULL).
+uint32_t vi_model_api(const struct ViModel *model);
 
 // The base url; lives until the model changes.
 struct ViStr vi_model_url(const struct ViModel *model);

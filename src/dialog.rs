@@ -81,6 +81,13 @@ struct ActiveRun {
     appended: usize,
 }
 
+/// The JSON an answer must match (SPEC §H.2.3): a name for it and a JSON Schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseSchema {
+    pub name: String,
+    pub schema: Value,
+}
+
 /// The default of `max_tool_rounds` (SPEC §D.1.6).
 pub const DEFAULT_MAX_TOOL_ROUNDS: i32 = 8;
 
@@ -100,10 +107,13 @@ struct State {
     tool_approval: bool,
     parallel_tool_calls: bool,
     max_tool_rounds: i32,
+    response_schema: Option<ResponseSchema>,
     /// Between `beginAssistantMessage` and `endAssistantMessage`.
     streaming: bool,
     streaming_content: String,
     reasoning_content: String,
+    /// The streamed answer's thinking blocks (JSON each), kept with its message.
+    thinking_blocks: Vec<String>,
     /// The run in progress, if any.
     run: Option<ActiveRun>,
     last_usage: Option<Value>,
@@ -130,9 +140,11 @@ impl State {
             tool_approval: false,
             parallel_tool_calls: true,
             max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
+            response_schema: None,
             streaming: false,
             streaming_content: String::new(),
             reasoning_content: String::new(),
+            thinking_blocks: Vec::new(),
             run: None,
             last_usage: None,
             revision: 0,
@@ -156,6 +168,7 @@ impl State {
     fn begin_assistant_message(&mut self, events: &mut Vec<Event>) {
         self.streaming_content.clear();
         self.reasoning_content.clear();
+        self.thinking_blocks.clear();
         self.streaming = true;
         events.push(Event::StreamBegan);
     }
@@ -166,11 +179,13 @@ impl State {
         // One shared text for the message and the event: a long answer is held once.
         let content = Text::from(std::mem::take(&mut self.streaming_content));
         if !content.is_empty() || !self.reasoning_content.is_empty() || !tool_calls.is_empty() {
+            let thinking = std::mem::take(&mut self.thinking_blocks);
             let message = Message {
                 role: Role::Assistant,
                 content: content.clone(),
                 reasoning: self.reasoning_content.clone(),
                 tool_calls,
+                thinking_blocks: if thinking.is_empty() { String::new() } else { format!("[{}]", thinking.join(",")) },
                 ..Message::default()
             };
             self.push_message(message, events);
@@ -195,6 +210,7 @@ impl State {
         self.tool_approval = source.tool_approval;
         self.parallel_tool_calls = source.parallel_tool_calls;
         self.max_tool_rounds = source.max_tool_rounds;
+        self.response_schema = source.response_schema.clone();
         self.replaced_messages();
     }
 }
@@ -394,6 +410,20 @@ impl Dialog {
     /// A negative count is 0: the first answer that asks for a tool ends the run.
     pub fn set_max_tool_rounds(&self, rounds: i32) {
         self.update(|s, _| s.max_tool_rounds = rounds.max(0));
+    }
+
+    /// The JSON the answers must match, if any (SPEC §H.2.3).
+    pub fn response_schema(&self) -> Option<ResponseSchema> {
+        self.read(|s| s.response_schema.clone())
+    }
+
+    /// A schema that is not a non-empty JSON object asks for nothing.
+    pub fn set_response_schema(&self, name: &str, schema: Value) {
+        let schema = match schema {
+            Value::Object(o) if !o.is_empty() => Some(ResponseSchema { name: name.to_owned(), schema: Value::Object(o) }),
+            _ => None,
+        };
+        self.update(|s, _| s.response_schema = schema);
     }
 
     // --- messages --------------------------------------------------------------------------
@@ -693,6 +723,9 @@ impl Dialog {
             if st.max_tool_rounds != DEFAULT_MAX_TOOL_ROUNDS {
                 o.serialize_entry("maxToolRounds", &st.max_tool_rounds)?;
             }
+            if let Some(ResponseSchema { name, schema }) = &st.response_schema {
+                o.serialize_entry("responseSchema", &serde_json::json!({"name": name, "schema": schema}))?;
+            }
             o.end()
         })
     }
@@ -745,6 +778,12 @@ impl Dialog {
                 Some(n) => n.clamp(0, i32::MAX as i64) as i32,
                 None => DEFAULT_MAX_TOOL_ROUNDS,
             };
+            s.response_schema = o.get("responseSchema").and_then(Value::as_object).and_then(|r| match r.get("schema") {
+                Some(Value::Object(schema)) if !schema.is_empty() => {
+                    Some(ResponseSchema { name: json::string(r, "name"), schema: Value::Object(schema.clone()) })
+                }
+                _ => None,
+            });
             s.messages = messages;
             s.skills = skills;
             let old_mcps = std::mem::replace(&mut s.mcps, mcps);
@@ -967,19 +1006,25 @@ mod tests {
         let c = Center::new();
         let a = Dialog::new(&c);
         let plain = a.to_json();
-        for key in ["toolApproval", "parallelToolCalls", "maxToolRounds"] {
+        for key in ["toolApproval", "parallelToolCalls", "maxToolRounds", "responseSchema"] {
             assert!(plain.get(key).is_none(), "{key} at its default is not written");
         }
         a.set_tool_approval(true);
         a.set_parallel_tool_calls(false);
         a.set_max_tool_rounds(3);
+        a.set_response_schema("reply", json!({"type": "object"}));
         let j = a.to_json();
         assert_eq!((&j["toolApproval"], &j["parallelToolCalls"], &j["maxToolRounds"]), (&json!(true), &json!(false), &json!(3)));
+        assert_eq!(j["responseSchema"], json!({"name": "reply", "schema": {"type": "object"}}));
         let b = Dialog::new(&c);
         b.from_json(j.as_object().unwrap());
         assert_eq!((b.tool_approval(), b.parallel_tool_calls(), b.max_tool_rounds()), (true, false, 3));
+        assert_eq!(b.response_schema(), a.response_schema());
         b.from_json(plain.as_object().unwrap());
         assert_eq!((b.tool_approval(), b.parallel_tool_calls(), b.max_tool_rounds()), (false, true, DEFAULT_MAX_TOOL_ROUNDS));
+        assert_eq!(b.response_schema(), None);
+        b.set_response_schema("x", json!({}));
+        assert_eq!(b.response_schema(), None, "an empty schema is none");
         b.set_max_tool_rounds(-5);
         assert_eq!(b.max_tool_rounds(), 0);
         let copy = Dialog::new(&c);

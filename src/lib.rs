@@ -37,7 +37,7 @@ pub use function::{Function, FunctionSpec, HostToken, ToolReply};
 pub use mcp::{Mcp, Transport};
 pub use mcp_client::shutdown_all as shutdown_mcp_servers;
 pub use message::{Image, Message, Role};
-pub use model::{Model, capability};
+pub use model::{Api, Model, capability};
 pub use network::{HostNetwork, NetworkSettings, set_host_network, update_network_defaults};
 pub use prompt::Prompt;
 pub use provider::Provider;
@@ -48,7 +48,7 @@ pub use text::Text;
 /// any release.
 #[doc(hidden)]
 pub mod bench {
-    pub use crate::run::request::body as chat_completions_body;
+    pub use crate::run::wire::chat_completions_body;
 }
 
 /// What `fuzz/` drives below the public API (compiled only by cargo-fuzz, `cfg(fuzzing)`).

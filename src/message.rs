@@ -79,6 +79,10 @@ pub struct Message {
     /// Shown to the user, never sent to the server.
     pub reasoning: String,
     pub images: Vec<Image>,
+    /// Anthropic's thinking blocks of this answer as the API sent them (a JSON array text,
+    /// signatures included), sent back verbatim in the rounds that follow, as the API requires
+    /// (SPEC §H.2.2). Empty for every other message.
+    pub thinking_blocks: String,
 }
 
 impl Message {

@@ -13,6 +13,35 @@ pub mod capability {
     pub const TOOL_USE: u32 = 8;
 }
 
+/// The wire protocol a model is reached through (SPEC §H.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Api {
+    #[default]
+    ChatCompletions = 0,
+    Responses = 1,
+    AnthropicMessages = 2,
+}
+
+impl Api {
+    pub fn from_u32(value: u32) -> Option<Api> {
+        [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages].into_iter().find(|a| *a as u32 == value)
+    }
+
+    /// The Model JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::ChatCompletions => "chatCompletions",
+            Api::Responses => "responses",
+            Api::AnthropicMessages => "anthropicMessages",
+        }
+    }
+
+    /// Reads a Model JSON name case-insensitively; anything else is Chat Completions.
+    pub fn from_name(name: &str) -> Api {
+        [Api::Responses, Api::AnthropicMessages].into_iter().find(|a| a.name().eq_ignore_ascii_case(name)).unwrap_or_default()
+    }
+}
+
 /// What an idle timeout of 0 stands for.
 pub const DEFAULT_IDLE_TIMEOUT_MS: i32 = 60_000;
 
@@ -21,7 +50,8 @@ pub struct Model {
     pub id: String,
     /// Sent as the request's `model` field.
     pub name: String,
-    /// The base url; `/chat/completions` is appended at run time.
+    /// The base url; the API's path (`/chat/completions`, `/responses`, `/messages`) is
+    /// appended at run time.
     pub url: String,
     pub token: String,
     /// Total time for one request; 0 = unlimited.
@@ -30,6 +60,7 @@ pub struct Model {
     pub idle_timeout_ms: i32,
     pub capabilities: u32,
     pub parameters: Map<String, Value>,
+    pub api: Api,
 }
 
 impl Default for Model {
@@ -43,6 +74,7 @@ impl Default for Model {
             idle_timeout_ms: DEFAULT_IDLE_TIMEOUT_MS,
             capabilities: capability::TEXT,
             parameters: Map::new(),
+            api: Api::ChatCompletions,
         }
     }
 }
@@ -91,6 +123,10 @@ impl Model {
         o.insert("idleTimeoutMs".into(), self.idle_timeout_ms.into());
         o.insert("capabilities".into(), self.capabilities.into());
         o.insert("parameters".into(), Value::Object(self.parameters.clone()));
+        // An extension key, only when not the default (SPEC §H).
+        if self.api != Api::ChatCompletions {
+            o.insert("api".into(), self.api.name().into());
+        }
         Value::Object(o)
     }
 
@@ -112,6 +148,7 @@ impl Model {
             Some(Value::Object(p)) => p.clone(),
             _ => Map::new(),
         };
+        self.api = Api::from_name(&json::string(o, "api"));
         id.is_some()
     }
 }
@@ -203,5 +240,24 @@ mod tests {
         let mut back = Model::new();
         assert!(back.from_json(m.to_json().as_object().unwrap()));
         assert_eq!(back, m);
+    }
+
+    #[test]
+    fn the_api_is_written_only_when_not_chat_completions_and_read_case_insensitively() {
+        let mut m = Model::new();
+        assert!(m.to_json().get("api").is_none());
+        for api in [Api::Responses, Api::AnthropicMessages] {
+            m.api = api;
+            let mut back = Model::new();
+            back.from_json(m.to_json().as_object().unwrap());
+            assert_eq!(back.api, api);
+        }
+        for (text, api) in [("ANTHROPICMESSAGES", Api::AnthropicMessages), ("Responses", Api::Responses), ("chat", Api::ChatCompletions), ("", Api::ChatCompletions)] {
+            let mut back = Model::new();
+            back.from_json(json!({"api": text}).as_object().unwrap());
+            assert_eq!(back.api, api, "{text}");
+        }
+        assert_eq!(Api::from_u32(2), Some(Api::AnthropicMessages));
+        assert_eq!(Api::from_u32(3), None);
     }
 }

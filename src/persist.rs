@@ -36,6 +36,7 @@ impl Serialize for MessageOut<'_> {
             ("toolCallId", &m.tool_call_id),
             ("toolCalls", &m.tool_calls),
             ("reasoning", &m.reasoning),
+            ("thinkingBlocks", &m.thinking_blocks),
         ] {
             if !value.is_empty() {
                 map.serialize_entry(key, value)?;
@@ -343,7 +344,7 @@ impl FromEntries for Image {
 impl FromEntries for Message {
     /// As `Message::from_json`.
     fn read_entries<'de, A: MapAccess<'de>>(&mut self, mut a: A) -> Result<(), A::Error> {
-        const KEYS: &[&str] = &["role", "content", "name", "toolCallId", "toolCalls", "reasoning", "images"];
+        const KEYS: &[&str] = &["role", "content", "name", "toolCallId", "toolCalls", "reasoning", "images", "thinkingBlocks"];
         let m = self;
         let mut role = None;
         while let Some(key) = a.next_key_seed(KeyIn(KEYS))? {
@@ -355,6 +356,7 @@ impl FromEntries for Message {
                 Some(4) => m.tool_calls = a.next_value::<LenientString>()?.0,
                 Some(5) => m.reasoning = a.next_value::<LenientString>()?.0,
                 Some(6) => m.images = a.next_value::<ObjectsOf<Image>>()?.0,
+                Some(7) => m.thinking_blocks = a.next_value::<LenientString>()?.0,
                 _ => {
                     a.next_value::<Checked>()?;
                 }

@@ -168,6 +168,17 @@ pub fn raw(text: &str) -> Value {
 }
 
 /// `{"$comment": text}`: an SSE comment line.
+/// `event: <name>` with `data` (JSON, or a string sent as it is).
+pub fn named_event(name: &str, data: Value) -> Value {
+    json!({"$event": {"name": name, "data": data}})
+}
+
+/// An event named after its data's `type`, as the Responses and Anthropic streams send them.
+pub fn typed_event(data: Value) -> Value {
+    let name = data["type"].as_str().unwrap_or_default().to_owned();
+    named_event(&name, data)
+}
+
 pub fn comment(text: &str) -> Value {
     json!({ "$comment": text })
 }

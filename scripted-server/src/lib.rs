@@ -1,7 +1,8 @@
 //! A scripted OpenAI-compatible test server.
 //!
 //! The Visindigo Agent client is tested against this server: it answers every
-//! `POST <anything>/chat/completions` with the next step of a *script*, and records every request
+//! `POST <anything>/chat/completions`, `…/responses` (OpenAI Responses) and `…/messages`
+//! (Anthropic Messages) with the next step of a *script*, and records every request
 //! so a test can check what the client sent, field by field. It listens on 127.0.0.1 only.
 //!
 //! ```
@@ -50,6 +51,7 @@
 //! | any other JSON value (not a directive) | `data: <compact JSON>` LE LE |
 //! | `{"$raw": "text"}` | the text verbatim (the line ending does not apply) |
 //! | `{"$comment": "text"}` | `: text` LE LE |
+//! | `{"$event": {"name": "n", "data": d}}` | `event: n` LE then `d` as a string or any other JSON value is |
 //! | `{"$done": true}` | `data: [DONE]` LE LE |
 //! | `{"$sleep_ms": n}` | nothing; pauses n milliseconds |
 //! | `{"$reset": true}` | aborts the connection (SO_LINGER 0, close): the client sees ECONNRESET |
@@ -98,8 +100,8 @@ mod tls;
 
 pub use builders::{
     Step, chat_chunk_content, chat_chunk_delta, chat_chunk_reasoning, chat_chunk_tool_call,
-    comment, done, error_chunk, finish_chunk, paced, raw, repeat, reset, script,
-    script_repeat_last, sleep_ms, stall, usage_chunk,
+    comment, done, error_chunk, finish_chunk, named_event, paced, raw, repeat, reset, script,
+    script_repeat_last, sleep_ms, stall, typed_event, usage_chunk,
 };
 pub use record::RecordedRequest;
 pub use script::ScriptError;

@@ -112,6 +112,9 @@ pub(crate) enum StepBody {
 pub(crate) enum Event {
     /// `data: ...` lines; the text is already serialised (JSON events) and may span lines.
     Data(String),
+    /// `event: <name>` then `data: ...` lines (the Responses and Anthropic streams name
+    /// every event).
+    Named { name: String, data: String },
     /// `: ...` comment lines.
     Comment(String),
     /// Bytes sent verbatim, ignoring the step's line ending.
@@ -306,6 +309,14 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
     match name.as_str() {
         "$raw" => Ok(Event::Raw(string(value, "$raw")?)),
         "$comment" => Ok(Event::Comment(string(value, "$comment")?)),
+        "$event" => {
+            let args = arguments(value, "$event", &["name", "data"])?;
+            let data = match &args["data"] {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            Ok(Event::Named { name: string(&args["name"], "$event.name")?, data })
+        }
         "$sleep_ms" => Ok(Event::SleepMs(non_negative(value, "$sleep_ms")?)),
         "$done" => flag(value, "$done").map(|()| Event::Data("[DONE]".into())),
         "$reset" => flag(value, "$reset").map(|()| Event::Reset),

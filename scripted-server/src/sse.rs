@@ -38,6 +38,11 @@ pub(crate) async fn stream_events(
                     .write(&field_lines("data", text, line_ending))
                     .await?
             }
+            Event::Named { name, data } => {
+                let mut event = format!("event: {name}{line_ending}").into_bytes();
+                event.extend(field_lines("data", data, line_ending));
+                writer.write(&event).await?
+            }
             Event::Comment(text) => writer.write(&field_lines("", text, line_ending)).await?,
             Event::Raw(text) => writer.write(text.as_bytes()).await?,
             Event::SleepMs(ms) => sleep(Duration::from_millis(*ms)).await,

@@ -58,6 +58,8 @@ pub(crate) struct CallSpec<'a> {
 pub(crate) enum Piece {
     Content(String),
     Reasoning(String),
+    /// A complete thinking block (JSON) to keep with the answer (SPEC §H.2.2).
+    Thinking(String),
 }
 
 /// How a run ends.
@@ -193,6 +195,7 @@ impl RunTicket {
                         s.streaming_content.push_str(&text);
                         events.push(Event::StreamDelta(text));
                     }
+                    Piece::Thinking(block) => s.thinking_blocks.push(block),
                 }
             }
             if usage.is_some() {

@@ -53,6 +53,18 @@ pub unsafe extern "C" fn vi_message_role(message: *const ViMessage) -> u32 {
     boundary("vi_message_role", || Ok(unsafe { ViMessage::get(message) }.map_or(Role::User, |m| m.role) as u32))
 }
 
+/// Sets the thinking blocks (JSON array text, kept verbatim; SPEC §H.2.2).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_message_set_thinking_blocks(message: *mut ViMessage, data: *const c_char, len: usize) -> ViStatus {
+    unsafe { access::set_str("vi_message_set_thinking_blocks", message, data, len, |m, v| m.thinking_blocks = v.to_owned()) }
+}
+
+/// The thinking blocks ("" for most messages); lives until the message changes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_message_thinking_blocks(message: *const ViMessage) -> ViStr {
+    unsafe { access::get_str("vi_message_thinking_blocks", message, |m| &m.thinking_blocks) }
+}
+
 /// Sets the content.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_message_set_content(message: *mut ViMessage, data: *const c_char, len: usize) -> ViStatus {

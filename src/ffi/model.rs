@@ -5,7 +5,7 @@ use super::boundary::{self, Failure};
 use super::handle::{Handle, access, impl_handle};
 use super::status::ViStatus;
 use super::string::{self, ViStr, ViString};
-use crate::model::Model;
+use crate::model::{Api, Model};
 use std::ffi::c_char;
 
 /// A model (opaque).
@@ -50,11 +50,34 @@ pub unsafe extern "C" fn vi_model_name(model: *const ViModel) -> ViStr {
     unsafe { access::get_str("vi_model_name", model, |m| &m.name) }
 }
 
-/// Sets the base url (`/chat/completions` is appended at run time).
+/// Sets the base url (the API's path is appended at run time).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_model_set_url(model: *mut ViModel, data: *const c_char, len: usize) -> ViStatus {
     unsafe { access::set_str("vi_model_set_url", model, data, len, |m, v| m.url = v.to_owned()) }
 }
+
+/// Sets the wire protocol (`VI_API_*`; anything else is `VI_STATUS_INVALID_ARGUMENT`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_set_api(model: *mut ViModel, api: u32) -> ViStatus {
+    boundary::status("vi_model_set_api", || {
+        let api = Api::from_u32(api).ok_or_else(|| Failure::new(ViStatus::InvalidArgument, format!("api {api} is not 0..2")))?;
+        unsafe { ViModel::get_mut(model) }?.api = api;
+        Ok(())
+    })
+}
+
+/// The wire protocol (`VI_API_CHAT_COMPLETIONS` for NULL).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_api(model: *const ViModel) -> u32 {
+    boundary::boundary("vi_model_api", || Ok(unsafe { ViModel::get(model) }.map_or(Api::ChatCompletions, |m| m.api) as u32))
+}
+
+/// API: OpenAI-compatible `POST <url>/chat/completions` (the default).
+pub const VI_API_CHAT_COMPLETIONS: u32 = 0;
+/// API: OpenAI Responses, `POST <url>/responses`.
+pub const VI_API_RESPONSES: u32 = 1;
+/// API: Anthropic Messages, `POST <url>/messages`.
+pub const VI_API_ANTHROPIC_MESSAGES: u32 = 2;
 
 /// The base url; lives until the model changes.
 #[unsafe(no_mangle)]

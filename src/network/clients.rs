@@ -13,12 +13,20 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 /// What the client is for: model requests are bounded by the model's own timeouts; MCP
-/// connections also give up connecting after 10 s, and never follow a redirect to another
-/// origin (their entry headers must not leave it).
+/// connections also give up connecting after 10 s. MCP connections and models whose key
+/// travels in a header of its own (Anthropic's `x-api-key`, which reqwest does not drop across
+/// origins as it drops `Authorization`) never follow a redirect to another origin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Purpose {
     Model,
+    KeyedModel,
     Mcp,
+}
+
+impl Purpose {
+    fn stays_on_origin(self) -> bool {
+        matches!(self, Purpose::KeyedModel | Purpose::Mcp)
+    }
 }
 
 /// A client for one url, and the proxy it goes through (for failure messages).
@@ -135,7 +143,7 @@ fn redirects(tls: bool, purpose: Purpose) -> reqwest::redirect::Policy {
             attempt.error("the server redirects to https; use the https url")
         } else if tls && scheme != "https" {
             attempt.error("the server redirects from https to http, which is refused")
-        } else if purpose == Purpose::Mcp && attempt.previous().first().is_some_and(|first| first.origin() != attempt.url().origin()) {
+        } else if purpose.stays_on_origin() && attempt.previous().first().is_some_and(|first| first.origin() != attempt.url().origin()) {
             attempt.error("the server redirects to another origin, where its headers must not go")
         } else {
             attempt.follow()

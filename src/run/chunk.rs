@@ -1,5 +1,6 @@
-//! One decoded SSE `data` payload of an OpenAI-compatible chat-completions stream, and what it
-//! means for the run (SPEC §D.1 items 4–7, §E.3–E.5, §E.10).
+//! What one stream event means for the run, whatever the API (`Chunk`, `Parsed`, the tool-call
+//! accumulator), and the reader of one SSE `data` payload of an OpenAI-compatible
+//! chat-completions stream (SPEC §D.1 items 4–7, §E.3–E.5, §E.10).
 //!
 //! Parsing is lenient: unknown fields are skipped, and a field of the wrong JSON type reads as
 //! absent instead of failing the whole chunk (`"content": 5`, `"index": "x"`, `"choices": {}` …).
@@ -45,6 +46,9 @@ pub struct Chunk {
     pub usage: Option<Value>,
     /// `choices[0].finish_reason` (a non-empty string, else `None`).
     pub finish_reason: Option<String>,
+    /// A complete Anthropic thinking block (compact JSON, signature included) to keep with the
+    /// answer and send back verbatim (SPEC §H.2.2). Never set by Chat Completions.
+    pub thinking_block: Option<String>,
 }
 
 /// The meaning of one SSE `data` payload.
@@ -58,6 +62,9 @@ pub enum Parsed {
     Error(String),
     /// An ordinary chunk.
     Chunk(Chunk),
+    /// The server is overloaded for now (Anthropic's `overloaded_error`): fails the attempt
+    /// like HTTP 529 does, so it falls back and is retried. Never produced by Chat Completions.
+    Overloaded(String),
     /// Not JSON, or JSON that is not an object: ignored (§D.1 item 4).
     Ignored,
 }

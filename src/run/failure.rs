@@ -55,11 +55,19 @@ pub struct Failure {
     pub status: Option<u16>,
     /// How long the server asked to wait before trying again (`Retry-After`, `retry-after-ms`).
     pub retry_after: Option<Duration>,
+    /// The server said, in the stream, that it is overloaded for now (Anthropic's
+    /// `overloaded_error`): like HTTP 529, another model or a later pass may succeed.
+    pub overloaded: bool,
 }
 
 impl Failure {
     pub fn new(kind: Kind, text: impl Into<String>) -> Failure {
-        Failure { kind, text: text.into(), status: None, retry_after: None }
+        Failure { kind, text: text.into(), status: None, retry_after: None, overloaded: false }
+    }
+
+    /// A `[ServerError]` that falls back and is retried (SPEC §H.2.2).
+    pub fn overloaded(text: impl Into<String>) -> Failure {
+        Failure { overloaded: true, ..Failure::new(Kind::ServerError, text) }
     }
 
     pub fn http(status: u16, reason: &str, server_message: &str) -> Failure {
@@ -68,7 +76,7 @@ impl Failure {
             text.push_str(": ");
             text.push_str(server_message);
         }
-        Failure { kind: Kind::HttpStatusError, text, status: Some(status), retry_after: None }
+        Failure { kind: Kind::HttpStatusError, text, status: Some(status), retry_after: None, overloaded: false }
     }
 
     pub fn with_status(mut self, status: u16) -> Failure {
@@ -93,6 +101,7 @@ impl Failure {
             | Kind::TlsError
             | Kind::ProtocolError => true,
             Kind::HttpStatusError => matches!(self.status, Some(408 | 429 | 500..=599)),
+            Kind::ServerError => self.overloaded,
             _ => false,
         }
     }
@@ -156,5 +165,7 @@ mod tests {
         assert!(!Failure::new(Kind::ProxyError, "").with_status(407).is_retried());
         assert!(!Failure::new(Kind::ConnectionReset, "").falls_back());
         assert!(!Failure::new(Kind::ServerError, "").falls_back());
+        assert!(Failure::overloaded("Overloaded").falls_back() && Failure::overloaded("Overloaded").is_retried());
+        assert_eq!(Failure::overloaded("Overloaded").to_string(), "[ServerError] Overloaded");
     }
 }

@@ -11,6 +11,7 @@ mod pairing;
 pub(crate) mod request;
 mod scan;
 mod transport;
+pub(crate) mod wire;
 
 use crate::{
     center::Center,
@@ -213,8 +214,8 @@ impl Run {
         }
     }
 
-    /// The request body for `model`, built from the dialog as it is now.
-    fn body(&self, model: &Model) -> Option<String> {
+    /// The request body for `model` in its API's terms, built from the dialog as it is now.
+    fn body(&self, model: &Model, wire: &dyn wire::Wire) -> Option<String> {
         let dialog = self.ticket.dialog()?;
         let (center_skills, center_functions) = {
             let c = self.center.read();
@@ -225,17 +226,23 @@ impl Run {
         let system = request::system_prompt(&active);
         let mut tools = request::function_tools(&dialog.functions(), &center_functions, &active, |id| dialog.function(id));
         let offered = self.mcp.offer(request::tool_names(&tools));
-        tools.extend(offered.iter().map(|t| request::tool_entry(&t.name, &t.description, &t.input_schema)));
-        Some(dialog.read_messages(|messages| request::body(model, &system, messages, &tools)))
+        tools.extend(offered.iter().map(|t| request::ToolSpec::new(&t.name, &t.description, &t.input_schema)));
+        let schema = dialog.response_schema();
+        Some(dialog.read_messages(|messages| {
+            wire.body(&wire::BodyParts { model, system: &system, messages, tools: &tools, response_schema: schema.as_ref() })
+        }))
     }
 
     async fn attempt(&self, model: &Model) -> Result<Vec<ToolCall>, AttemptFailure> {
         let aborted = || AttemptFailure { failure: Failure::new(Kind::Aborted, "Run aborted."), streamed: true };
         self.prepare_mcp().await;
-        let body = self.body(model).ok_or_else(aborted)?;
+        let wire = wire::for_api(model.api);
+        let body = self.body(model, wire).ok_or_else(aborted)?;
         let request = transport::Request {
             base_url: &model.url,
-            token: &model.token,
+            path: wire.path(),
+            headers: wire.headers(&model.token),
+            keyed: wire.keyed(),
             body,
             timeout_ms: model.timeout_ms,
             idle_timeout_ms: model.idle_timeout_ms,
@@ -247,16 +254,17 @@ impl Run {
                 .read_to_limit(JSON_ANSWER_LIMIT)
                 .await
                 .map_err(|failure| AttemptFailure { failure, streamed: false })?;
-            let completion = chunk::completion_as_chunk(&text);
-            if completion == Parsed::Ignored {
+            let answer = wire.answer(&text);
+            if answer.is_empty() {
                 return Err(AttemptFailure { failure: response.unreadable(), streamed: false });
             }
-            self.apply(&mut stream, [completion])
+            self.apply(&mut stream, answer)
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
             return Ok(stream.tool_calls.finish());
         }
         let mut decoder = crate::sse::SseDecoder::new();
+        let mut events = wire.events();
         let mut pending = Vec::new();
         let mut any_event = false;
         loop {
@@ -265,8 +273,8 @@ impl Run {
                 Err(failure) => return Err(AttemptFailure { failure, streamed: stream.streamed }),
             };
             match &piece {
-                Some(bytes) => decoder.feed_named(bytes, |name, data| pending.push(event(name, data))),
-                None => decoder.finish_named(|name, data| pending.push(event(name, data))),
+                Some(bytes) => decoder.feed_named(bytes, |name, data| events.event(name, data, &mut pending)),
+                None => decoder.finish_named(|name, data| events.event(name, data, &mut pending)),
             }
             if decoder.pending_bytes() > JSON_ANSWER_LIMIT {
                 let failure = Failure::new(Kind::ProtocolError, format!("an event of more than {} MiB", JSON_ANSWER_LIMIT >> 20));
@@ -307,6 +315,10 @@ impl Run {
                     outcome = Err(Failure::new(Kind::ServerError, message));
                     break;
                 }
+                Parsed::Overloaded(message) => {
+                    outcome = Err(Failure::overloaded(message));
+                    break;
+                }
                 Parsed::Ignored => {}
                 Parsed::Chunk(c) => {
                     if let Some(reasoning) = c.reasoning {
@@ -314,6 +326,9 @@ impl Run {
                     }
                     if let Some(content) = c.content {
                         pieces.push(Piece::Content(content));
+                    }
+                    if let Some(block) = c.thinking_block {
+                        pieces.push(Piece::Thinking(block));
                     }
                     for delta in &c.tool_calls {
                         if let Err(limit) = stream.tool_calls.add(delta) {
@@ -384,18 +399,6 @@ impl Run {
     }
 }
 
-/// One event of the stream: an `error` event fails the run whatever its data looks like
-/// (SPEC §H.1.6); any other is a chunk.
-fn event(name: &[u8], data: &str) -> Parsed {
-    if name != b"error" {
-        return chunk::parse(data);
-    }
-    match transport::server_error_message(data) {
-        message if message.is_empty() => Parsed::Error("the server sent an error event without a message".into()),
-        message => Parsed::Error(message),
-    }
-}
-
 /// 1 s × 2^(pass − 1), ±20 % so that many clients turned away together do not return together.
 fn backoff(pass: i32) -> Duration {
     use std::hash::{BuildHasher, Hasher};
@@ -439,15 +442,6 @@ mod tests {
                 assert!((base * 0.8..=base * 1.2).contains(&ms), "pass {pass}: {ms}");
             }
         }
-    }
-
-    #[test]
-    fn an_error_event_fails_whatever_its_data() {
-        assert_eq!(event(b"error", "overloaded"), Parsed::Error("overloaded".into()));
-        assert_eq!(event(b"error", r#"{"message":"m"}"#), Parsed::Error("m".into()));
-        assert_eq!(event(b"error", r#"{"error":{"message":"e"}}"#), Parsed::Error("e".into()));
-        assert!(matches!(event(b"error", " "), Parsed::Error(m) if m.contains("without a message")));
-        assert_eq!(event(b"", "[DONE]"), Parsed::Done);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use super::failure::{Failure, Kind};
 use futures_util::StreamExt;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use crate::network::{self, Purpose};
 use reqwest::header::HeaderMap;
 use std::time::{Duration, SystemTime};
@@ -23,9 +23,14 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 const QUOTED_CHARS: usize = 200;
 
 pub struct Request<'a> {
-    /// The model's base url; `/chat/completions` is appended.
+    /// The model's base url; `path` is appended.
     pub base_url: &'a str,
-    pub token: &'a str,
+    /// The API's path (`/chat/completions`, …).
+    pub path: &'a str,
+    /// The headers that carry the token (the API's own).
+    pub headers: Vec<(&'static str, String)>,
+    /// Whether those headers must not follow a redirect to another origin.
+    pub keyed: bool,
     pub body: String,
     /// 0 or less = unlimited.
     pub timeout_ms: i32,
@@ -50,10 +55,10 @@ pub struct Body {
     head: Vec<u8>,
 }
 
-/// `<base path without trailing slashes>/chat/completions`, keeping the base url's query
+/// `<base path without trailing slashes><path>`, keeping the base url's query
 /// (`…/deployments/x?api-version=…`: Azure OpenAI and other gateways, SPEC §H.1.8); http or
 /// https only.
-pub fn endpoint(base_url: &str) -> Result<reqwest::Url, Failure> {
+pub fn endpoint(base_url: &str, api_path: &str) -> Result<reqwest::Url, Failure> {
     let mut url = reqwest::Url::parse(base_url.trim())
         .map_err(|e| Failure::new(Kind::InvalidUrl, format!("Model url \"{base_url}\" is not a valid URL: {e}")))?;
     match url.scheme() {
@@ -65,27 +70,25 @@ pub fn endpoint(base_url: &str) -> Result<reqwest::Url, Failure> {
             ));
         }
     }
-    let path = format!("{}/chat/completions", url.path().trim_end_matches('/'));
+    let path = format!("{}{api_path}", url.path().trim_end_matches('/'));
     url.set_path(&path);
     url.set_fragment(None);
     Ok(url)
 }
 
 pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
-    let url = endpoint(request.base_url)?;
-    let client = network::client(&url, Purpose::Model).map_err(|e| setup_failure(e, &url))?;
+    let url = endpoint(request.base_url, request.path)?;
+    let purpose = if request.keyed { Purpose::KeyedModel } else { Purpose::Model };
+    let client = network::client(&url, purpose).map_err(|e| setup_failure(e, &url))?;
     let start = Instant::now();
     let deadline = (request.timeout_ms > 0).then(|| start + Duration::from_millis(request.timeout_ms as u64));
     let idle_ms = if request.idle_timeout_ms > 0 { request.idle_timeout_ms } else { crate::model::DEFAULT_IDLE_TIMEOUT_MS };
     let idle = Duration::from_millis(idle_ms as u64);
-    let send = client
-        .http
-        .post(url.clone())
-        .header(AUTHORIZATION, format!("Bearer {}", request.token))
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "text/event-stream")
-        .body(request.body)
-        .send();
+    let mut send = client.http.post(url.clone());
+    for (name, value) in request.headers {
+        send = send.header(name, value);
+    }
+    let send = send.header(CONTENT_TYPE, "application/json").header(ACCEPT, "text/event-stream").body(request.body).send();
     let limit = limit(deadline, idle);
     let response = match tokio::time::timeout_at(limit, send).await {
         Ok(Ok(response)) => response,
@@ -323,14 +326,16 @@ mod tests {
 
     #[test]
     fn endpoint_strips_trailing_slashes_and_rejects_other_schemes() {
-        assert_eq!(endpoint("http://h:1/v1//").unwrap().as_str(), "http://h:1/v1/chat/completions");
-        assert_eq!(endpoint("http://h:1").unwrap().as_str(), "http://h:1/chat/completions");
+        let chat = "/chat/completions";
+        assert_eq!(endpoint("http://h:1/v1//", chat).unwrap().as_str(), "http://h:1/v1/chat/completions");
+        assert_eq!(endpoint("http://h:1", chat).unwrap().as_str(), "http://h:1/chat/completions");
+        assert_eq!(endpoint("https://api.anthropic.com/v1/", "/messages").unwrap().as_str(), "https://api.anthropic.com/v1/messages");
         assert_eq!(
-            endpoint("https://r.openai.azure.com/openai/deployments/x/?api-version=2024-06-01#f").unwrap().as_str(),
+            endpoint("https://r.openai.azure.com/openai/deployments/x/?api-version=2024-06-01#f", chat).unwrap().as_str(),
             "https://r.openai.azure.com/openai/deployments/x/chat/completions?api-version=2024-06-01"
         );
-        assert_eq!(endpoint("ftp://h/v1").unwrap_err().kind, Kind::UrlSchemeRejected);
-        assert_eq!(endpoint("not a url").unwrap_err().kind, Kind::InvalidUrl);
+        assert_eq!(endpoint("ftp://h/v1", chat).unwrap_err().kind, Kind::UrlSchemeRejected);
+        assert_eq!(endpoint("not a url", chat).unwrap_err().kind, Kind::InvalidUrl);
     }
 
     #[test]

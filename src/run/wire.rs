@@ -1,0 +1,123 @@
+//! The wire protocols a model is reached through (SPEC §H.2). Each API's module knows its
+//! request body and what its stream's events mean, behind `Wire`; the transport, the SSE
+//! decoder and the run loop are shared. Adding an API touches its module, `for_api` and
+//! `model::Api` only.
+
+mod anthropic;
+mod chat_completions;
+mod responses;
+
+pub use chat_completions::body as chat_completions_body;
+
+use super::chunk::{Chunk, Parsed};
+use super::request::ToolSpec;
+use crate::dialog::ResponseSchema;
+use crate::message::Message;
+use crate::model::{Api, Model};
+use serde_json::Value;
+
+/// Everything a request body is made of.
+pub struct BodyParts<'a> {
+    pub model: &'a Model,
+    /// The skills' instructions ("" when none).
+    pub system: &'a str,
+    pub messages: &'a [Message],
+    pub tools: &'a [ToolSpec],
+    pub response_schema: Option<&'a ResponseSchema>,
+}
+
+pub trait Wire: Sync {
+    /// Appended to the model's base url.
+    fn path(&self) -> &'static str;
+    /// The headers that carry the token (and the API's version).
+    fn headers(&self, token: &str) -> Vec<(&'static str, String)>;
+    /// Whether the token travels in a header of its own, which reqwest does not drop across
+    /// origins as it drops `Authorization`: such a request never follows a redirect elsewhere.
+    fn keyed(&self) -> bool {
+        false
+    }
+    fn body(&self, parts: &BodyParts) -> String;
+    /// A reader of one attempt's stream (it may keep state between events).
+    fn events(&self) -> Box<dyn Events>;
+    /// A whole JSON answer (a server that did not stream) as the events it stands for;
+    /// empty when it is none of this API's answers.
+    fn answer(&self, text: &str) -> Vec<Parsed>;
+}
+
+/// One attempt's stream.
+pub trait Events: Send {
+    /// Adds the meaning of one SSE event to `out` (`name` is "" without an `event:` field).
+    fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>);
+}
+
+pub fn for_api(api: Api) -> &'static dyn Wire {
+    match api {
+        Api::ChatCompletions => &chat_completions::ChatCompletions,
+        Api::Responses => &responses::Responses,
+        Api::AnthropicMessages => &anthropic::AnthropicMessages,
+    }
+}
+
+/// An `event: error` of any API fails the run whatever its data looks like (SPEC §H.1.6).
+fn error_event(data: &str) -> Parsed {
+    match super::transport::server_error_message(data) {
+        message if message.is_empty() => Parsed::Error("the server sent an error event without a message".into()),
+        message => Parsed::Error(message),
+    }
+}
+
+/// A chunk that carries nothing (an empty first piece of a block) is nothing.
+fn chunk_or_nothing(chunk: Chunk) -> Parsed {
+    if chunk == Chunk::default() { Parsed::Ignored } else { Parsed::Chunk(chunk) }
+}
+
+/// The model's parameters, but `model` and the keys the wire writes itself.
+fn parameters<'a>(model: &'a Model, own: &'a [&str]) -> impl Iterator<Item = (&'a String, &'a Value)> {
+    model.parameters.iter().filter(move |(key, _)| key.as_str() != "model" && !own.contains(&key.as_str()))
+}
+
+/// A stored call's arguments as the JSON object some APIs want instead of text (`{}` when
+/// they are not one).
+fn arguments_object(text: &str) -> Value {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => Value::Object(Default::default()),
+    }
+}
+
+/// The stored calls of an assistant message (the `tool_calls` JSON array `pairing` parsed):
+/// `(id, name, arguments text)` of each call that has an id.
+fn stored_calls(tool_calls: &Value) -> impl Iterator<Item = (&str, &str, &str)> {
+    tool_calls.as_array().into_iter().flatten().filter_map(|call| {
+        let id = call.get("id")?.as_str()?;
+        let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default();
+        let arguments = call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default();
+        Some((id, name, arguments))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_event_fails_whatever_its_data() {
+        assert_eq!(error_event("overloaded"), Parsed::Error("overloaded".into()));
+        assert_eq!(error_event(r#"{"message":"m"}"#), Parsed::Error("m".into()));
+        assert_eq!(error_event(r#"{"error":{"message":"e"}}"#), Parsed::Error("e".into()));
+        assert!(matches!(error_event(" "), Parsed::Error(m) if m.contains("without a message")));
+    }
+
+    #[test]
+    fn stored_calls_and_their_arguments() {
+        let calls = serde_json::json!([
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{\"x\":1}"}},
+            {"type": "function", "function": {"name": "no id"}},
+            {"id": "b", "function": {"name": "g"}}
+        ]);
+        assert_eq!(stored_calls(&calls).collect::<Vec<_>>(), [("a", "f", "{\"x\":1}"), ("b", "g", "")]);
+        assert_eq!(arguments_object("{\"x\":1}"), serde_json::json!({"x": 1}));
+        assert_eq!(arguments_object("[1]"), serde_json::json!({}));
+        assert_eq!(arguments_object(""), serde_json::json!({}));
+    }
+}

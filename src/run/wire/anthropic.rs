@@ -1,0 +1,408 @@
+//! Anthropic Messages (SPEC §H.2.2): `POST <base>/messages` with `x-api-key` and
+//! `anthropic-version`, content blocks in turns that alternate, and the stream's content-block
+//! events mapped onto the run's chunks.
+//!
+//! Thinking blocks arrive in pieces (`thinking_delta`, `signature_delta`) and are kept whole
+//! with the answer (`Message::thinking_blocks`), because the API refuses a tool loop whose
+//! earlier assistant turns lack their signed thinking.
+
+use super::{BodyParts, Events, Wire};
+use crate::message::{Image, Message, Role};
+use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
+use crate::run::pairing::{self, Turn};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+
+/// `max_tokens` is required by the API; this when the model's parameters do not set it.
+const DEFAULT_MAX_TOKENS: i64 = 4096;
+
+pub struct AnthropicMessages;
+
+impl Wire for AnthropicMessages {
+    fn path(&self) -> &'static str {
+        "/messages"
+    }
+
+    fn headers(&self, token: &str) -> Vec<(&'static str, String)> {
+        vec![("x-api-key", token.to_owned()), ("anthropic-version", "2023-06-01".to_owned())]
+    }
+
+    fn keyed(&self) -> bool {
+        true
+    }
+
+    fn body(&self, parts: &BodyParts) -> String {
+        let (system, messages) = turns(parts.messages);
+        let mut o = Map::new();
+        o.insert("model".into(), parts.model.name.clone().into());
+        let max_tokens = parts.model.parameters.get("max_tokens").cloned().unwrap_or(DEFAULT_MAX_TOKENS.into());
+        o.insert("max_tokens".into(), max_tokens);
+        o.insert("stream".into(), true.into());
+        let system = [parts.system].into_iter().chain(system.iter().map(String::as_str)).filter(|s| !s.is_empty());
+        let system = system.collect::<Vec<_>>().join("\n\n");
+        if !system.is_empty() {
+            o.insert("system".into(), system.into());
+        }
+        o.insert("messages".into(), Value::Array(messages));
+        if !parts.tools.is_empty() {
+            let tools = parts.tools.iter().map(|t| {
+                let schema = if t.schema.is_object() { t.schema.clone() } else { json!({"type": "object"}) };
+                json!({"name": t.name, "description": t.description, "input_schema": schema})
+            });
+            o.insert("tools".into(), tools.collect());
+        }
+        for (key, value) in super::parameters(parts.model, &["max_tokens", "stream"]) {
+            o.insert(key.clone(), value.clone());
+        }
+        if let Some(schema) = parts.response_schema {
+            let format = json!({"type": "json_schema", "schema": schema.schema});
+            match o.entry("output_config").or_insert_with(|| json!({})) {
+                Value::Object(config) => {
+                    config.insert("format".into(), format);
+                }
+                other => *other = json!({"format": format}),
+            }
+        }
+        Value::Object(o).to_string()
+    }
+
+    fn events(&self) -> Box<dyn Events> {
+        Box::new(MessageEvents::default())
+    }
+
+    fn answer(&self, text: &str) -> Vec<Parsed> {
+        let Ok(Value::Object(message)) = serde_json::from_str::<Value>(text) else { return Vec::new() };
+        match message.get("type").and_then(Value::as_str) {
+            Some("error") => return vec![error(&Value::Object(message))],
+            Some("message") => {}
+            _ => return Vec::new(),
+        }
+        let mut out = Vec::new();
+        for (index, block) in message.get("content").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let text = |key: &str| block.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+            let mut chunk = Chunk::default();
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => chunk.content = text("text"),
+                Some("thinking") => {
+                    chunk.reasoning = text("thinking");
+                    chunk.thinking_block = Some(block.to_string());
+                }
+                Some("redacted_thinking") => chunk.thinking_block = Some(block.to_string()),
+                Some("tool_use") => {
+                    let arguments = block.get("input").filter(|i| i.is_object()).map(Value::to_string);
+                    chunk.tool_calls.push(ToolCallDelta { index: index as i64, id: text("id"), name: text("name"), arguments });
+                }
+                _ => continue,
+            }
+            out.push(Parsed::Chunk(chunk));
+        }
+        if let Some(usage) = message.get("usage").filter(|u| u.is_object()) {
+            out.push(Parsed::Chunk(Chunk { usage: Some(usage.clone()), ..Chunk::default() }));
+        }
+        out.push(Parsed::Done);
+        out
+    }
+}
+
+/// The System messages' texts, and the turns of a history as the API wants them: roles
+/// alternate (consecutive turns of one role merged), Tool messages become `tool_result` blocks
+/// of the user turn that follows, pairs repaired (SPEC §H.3.3).
+fn turns(messages: &[Message]) -> (Vec<String>, Vec<Value>) {
+    let mut system = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut push = |role: &'static str, blocks: Vec<Value>| {
+        if blocks.is_empty() {
+            return;
+        }
+        match turns.last_mut() {
+            Some((last, existing)) if *last == role => existing.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    };
+    let _ = pairing::visit(messages, |turn| {
+        match turn {
+            Turn::MissingAnswer { call_id } => {
+                push("user", vec![json!({"type": "tool_result", "tool_use_id": call_id, "content": pairing::MISSING_ANSWER})]);
+            }
+            Turn::Message { message: m, tool_calls } => match m.role {
+                Role::System => system.push(m.content.to_string()),
+                Role::User | Role::Prompt => {
+                    let mut blocks: Vec<Value> = m.images.iter().map(image).collect();
+                    if !m.content.is_empty() {
+                        blocks.push(json!({"type": "text", "text": m.content}));
+                    }
+                    push("user", blocks);
+                }
+                Role::Assistant => {
+                    // Signed thinking first, verbatim, as the API sent it.
+                    let mut blocks = match serde_json::from_str::<Value>(&m.thinking_blocks) {
+                        Ok(Value::Array(thinking)) => thinking,
+                        _ => Vec::new(),
+                    };
+                    if !m.content.is_empty() {
+                        blocks.push(json!({"type": "text", "text": m.content}));
+                    }
+                    for (id, name, arguments) in tool_calls.as_ref().map(super::stored_calls).into_iter().flatten() {
+                        blocks.push(json!({"type": "tool_use", "id": id, "name": name, "input": super::arguments_object(arguments)}));
+                    }
+                    push("assistant", blocks);
+                }
+                Role::Tool => {
+                    push("user", vec![json!({"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content})]);
+                }
+            },
+        }
+        Ok::<(), ()>(())
+    });
+    let turns = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
+    (system, turns)
+}
+
+/// An image block: a `data:` url as base64 data, any other url by reference.
+fn image(image: &Image) -> Value {
+    if let Some(rest) = image.url.strip_prefix("data:")
+        && let Some((media_type, data)) = rest.split_once(";base64,")
+    {
+        return json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}});
+    }
+    json!({"type": "image", "source": {"type": "url", "url": image.url}})
+}
+
+/// An `error` event or answer: `overloaded_error` is temporary (as HTTP 529 is), anything
+/// else fails the run.
+fn error(event: &Value) -> Parsed {
+    let message = event.pointer("/error/message").and_then(Value::as_str).unwrap_or_default();
+    let message = if message.is_empty() { super::error_event(&event.to_string()) } else { Parsed::Error(message.to_owned()) };
+    match (event.pointer("/error/type").and_then(Value::as_str), message) {
+        (Some("overloaded_error"), Parsed::Error(text)) => Parsed::Overloaded(text),
+        (_, parsed) => parsed,
+    }
+}
+
+/// A thinking block being streamed.
+#[derive(Default)]
+struct Thinking {
+    thinking: String,
+    signature: String,
+}
+
+/// One attempt's stream: the thinking blocks in progress (by block index) and the usage so
+/// far (`message_start` has the input tokens, `message_delta` the output tokens).
+#[derive(Default)]
+struct MessageEvents {
+    thinking: HashMap<i64, Thinking>,
+    usage: Map<String, Value>,
+}
+
+impl Events for MessageEvents {
+    fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
+        let Ok(event @ Value::Object(_)) = serde_json::from_str::<Value>(data) else {
+            return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });
+        };
+        let kind = event.get("type").and_then(Value::as_str).unwrap_or_default();
+        let index = event.get("index").and_then(Value::as_i64).unwrap_or(0);
+        let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+        let chunk = super::chunk_or_nothing;
+        out.push(match kind {
+            "content_block_delta" => {
+                let delta = event.get("delta").unwrap_or(&Value::Null);
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => chunk(Chunk { content: text(delta, "text"), ..Chunk::default() }),
+                    Some("thinking_delta") => {
+                        let piece = text(delta, "thinking");
+                        if let Some(piece) = &piece {
+                            self.thinking.entry(index).or_default().thinking.push_str(piece);
+                        }
+                        chunk(Chunk { reasoning: piece, ..Chunk::default() })
+                    }
+                    Some("signature_delta") => {
+                        let piece = text(delta, "signature").unwrap_or_default();
+                        self.thinking.entry(index).or_default().signature.push_str(&piece);
+                        Parsed::Ignored
+                    }
+                    Some("input_json_delta") => {
+                        let piece = ToolCallDelta { index, arguments: text(delta, "partial_json"), ..ToolCallDelta::default() };
+                        chunk(Chunk { tool_calls: vec![piece], ..Chunk::default() })
+                    }
+                    _ => Parsed::Ignored,
+                }
+            }
+            "content_block_start" => {
+                let block = event.get("content_block").unwrap_or(&Value::Null);
+                match block.get("type").and_then(Value::as_str) {
+                    Some("text") => chunk(Chunk { content: text(block, "text"), ..Chunk::default() }),
+                    Some("thinking") => {
+                        let started = Thinking {
+                            thinking: text(block, "thinking").unwrap_or_default(),
+                            signature: text(block, "signature").unwrap_or_default(),
+                        };
+                        let reasoning = (!started.thinking.is_empty()).then(|| started.thinking.clone());
+                        self.thinking.insert(index, started);
+                        chunk(Chunk { reasoning, ..Chunk::default() })
+                    }
+                    Some("redacted_thinking") => chunk(Chunk { thinking_block: Some(block.to_string()), ..Chunk::default() }),
+                    Some("tool_use") => {
+                        let piece = ToolCallDelta { index, id: text(block, "id"), name: text(block, "name"), arguments: None };
+                        chunk(Chunk { tool_calls: vec![piece], ..Chunk::default() })
+                    }
+                    _ => Parsed::Ignored,
+                }
+            }
+            "content_block_stop" => match self.thinking.remove(&index) {
+                Some(Thinking { thinking, signature }) => {
+                    let block = json!({"type": "thinking", "thinking": thinking, "signature": signature});
+                    chunk(Chunk { thinking_block: Some(block.to_string()), ..Chunk::default() })
+                }
+                None => Parsed::Ignored,
+            },
+            "message_start" | "message_delta" => {
+                let usage = match kind {
+                    "message_start" => event.pointer("/message/usage"),
+                    _ => event.get("usage"),
+                };
+                match usage.and_then(Value::as_object) {
+                    Some(usage) => {
+                        self.usage.extend(usage.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        chunk(Chunk { usage: Some(Value::Object(self.usage.clone())), ..Chunk::default() })
+                    }
+                    None => Parsed::Ignored,
+                }
+            }
+            "message_stop" => Parsed::Done,
+            "error" => error(&event),
+            _ if name == b"error" => error(&event),
+            _ => Parsed::Ignored,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialog::ResponseSchema;
+    use crate::model::Model;
+    use crate::run::request::ToolSpec;
+
+    fn events(stream: &[Value]) -> Vec<Parsed> {
+        let mut reader = MessageEvents::default();
+        let mut out = Vec::new();
+        for data in stream {
+            let name = data["type"].as_str().unwrap_or_default().to_owned();
+            reader.event(name.as_bytes(), &data.to_string(), &mut out);
+        }
+        out.retain(|p| *p != Parsed::Ignored);
+        out
+    }
+
+    #[test]
+    fn text_thinking_with_its_signature_tool_use_and_usage() {
+        let got = events(&[
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me"}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "sig=="}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Sure."}}),
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "tu_1", "name": "f", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"a\":"}}),
+            json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "1}"}}),
+            json!({"type": "ping"}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+            json!({"type": "message_stop"}),
+        ]);
+        let chunk = |c: Chunk| Parsed::Chunk(c);
+        assert_eq!(got[0], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 1})), ..Chunk::default() }));
+        assert_eq!(got[1], chunk(Chunk { reasoning: Some("Let me".into()), ..Chunk::default() }));
+        let block = r#"{"type":"thinking","thinking":"Let me","signature":"sig=="}"#;
+        assert_eq!(got[2], chunk(Chunk { thinking_block: Some(block.into()), ..Chunk::default() }));
+        assert_eq!(got[3], chunk(Chunk { content: Some("Sure.".into()), ..Chunk::default() }));
+        let mut acc = crate::run::chunk::ToolCallAccumulator::default();
+        for parsed in &got[4..7] {
+            let Parsed::Chunk(c) = parsed else { panic!() };
+            c.tool_calls.iter().for_each(|d| acc.add(d).unwrap());
+        }
+        let calls: Vec<_> = acc.finish().into_iter().map(|c| (c.id, c.name, c.arguments)).collect();
+        assert_eq!(calls, [("tu_1".into(), "f".into(), "{\"a\":1}".into())]);
+        assert_eq!(got[7], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 30})), ..Chunk::default() }));
+        assert_eq!(got[8], Parsed::Done);
+    }
+
+    #[test]
+    fn errors_and_overload() {
+        let overloaded = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+        assert_eq!(events(&[overloaded]), [Parsed::Overloaded("Overloaded".into())]);
+        let other = json!({"type": "error", "error": {"type": "api_error", "message": "Internal"}});
+        assert_eq!(events(&[other]), [Parsed::Error("Internal".into())]);
+        let mut reader = MessageEvents::default();
+        let mut out = Vec::new();
+        reader.event(b"error", "garbage", &mut out);
+        assert_eq!(out, [Parsed::Error("garbage".into())]);
+    }
+
+    #[test]
+    fn the_body_merges_turns_groups_tool_results_and_sends_thinking_back() {
+        let mut model = Model { name: "claude".into(), ..Model::new() };
+        model.set_parameter("thinking", json!({"type": "enabled", "budget_tokens": 1024}));
+        let mut user = Message::new(Role::User, "what is in it?");
+        user.add_image_url("data:image/png;base64,AAAA", "");
+        user.add_image_url("https://x/a.png", "");
+        let mut call = Message::new(Role::Assistant, "Checking.");
+        call.tool_calls = r#"[{"id":"tu_1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}},{"id":"tu_2","type":"function","function":{"name":"g","arguments":"oops"}}]"#.into();
+        call.thinking_blocks = r#"[{"type":"thinking","thinking":"Let me","signature":"sig=="}]"#.into();
+        let mut answer = Message::new(Role::Tool, "42");
+        answer.tool_call_id = "tu_1".into();
+        let messages = [Message::new(Role::System, "house rules"), user, Message::new(Role::User, "quickly"), call, answer, Message::new(Role::User, "and?")];
+        let tools = [ToolSpec::new("f", "does f", &json!({"type": "object"})), ToolSpec::new("g", "", &Value::Null)];
+        let schema = ResponseSchema { name: "r".into(), schema: json!({"type": "object"}) };
+        let parts = BodyParts { model: &model, system: "be brief", messages: &messages, tools: &tools, response_schema: Some(&schema) };
+        let body: Value = serde_json::from_str(&AnthropicMessages.body(&parts)).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "model": "claude", "max_tokens": 4096, "stream": true, "system": "be brief\n\nhouse rules",
+                "messages": [
+                    {"role": "user", "content": [
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+                        {"type": "image", "source": {"type": "url", "url": "https://x/a.png"}},
+                        {"type": "text", "text": "what is in it?"},
+                        {"type": "text", "text": "quickly"}
+                    ]},
+                    {"role": "assistant", "content": [
+                        {"type": "thinking", "thinking": "Let me", "signature": "sig=="},
+                        {"type": "text", "text": "Checking."},
+                        {"type": "tool_use", "id": "tu_1", "name": "f", "input": {"a": 1}},
+                        {"type": "tool_use", "id": "tu_2", "name": "g", "input": {}}
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "tu_1", "content": "42"},
+                        {"type": "tool_result", "tool_use_id": "tu_2", "content": pairing::MISSING_ANSWER},
+                        {"type": "text", "text": "and?"}
+                    ]}
+                ],
+                "tools": [
+                    {"name": "f", "description": "does f", "input_schema": {"type": "object"}},
+                    {"name": "g", "description": "", "input_schema": {"type": "object"}}
+                ],
+                "thinking": {"type": "enabled", "budget_tokens": 1024},
+                "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}}
+            })
+        );
+    }
+
+    #[test]
+    fn a_whole_json_message_reads_as_its_events() {
+        let text = json!({"type": "message", "content": [
+            {"type": "thinking", "thinking": "t", "signature": "s"},
+            {"type": "text", "text": "Hi"},
+            {"type": "tool_use", "id": "tu", "name": "f", "input": {"x": 1}}
+        ], "usage": {"output_tokens": 3}})
+        .to_string();
+        let got = AnthropicMessages.answer(&text);
+        assert_eq!(got.len(), 5, "{got:?}");
+        assert_eq!(got[4], Parsed::Done);
+        let overloaded = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert_eq!(AnthropicMessages.answer(overloaded), [Parsed::Overloaded("Overloaded".into())]);
+        assert!(AnthropicMessages.answer("{}").is_empty());
+    }
+}

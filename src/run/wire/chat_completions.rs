@@ -1,0 +1,246 @@
+//! Chat Completions (SPEC §D.1.3–4, §E.9, §H.2.3): `POST <base>/chat/completions`, the
+//! request body built straight from the dialog's messages into JSON text without copying them
+//! first, and the stream's chunks read by `chunk.rs`.
+
+use super::{BodyParts, Events, Wire};
+use crate::message::{Message, Role};
+use crate::model::Model;
+use crate::run::chunk::{self, Parsed};
+use crate::run::pairing::{self, Turn};
+use crate::run::request::ToolSpec;
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Value, json};
+
+pub struct ChatCompletions;
+
+impl Wire for ChatCompletions {
+    fn path(&self) -> &'static str {
+        "/chat/completions"
+    }
+
+    fn headers(&self, token: &str) -> Vec<(&'static str, String)> {
+        vec![("authorization", format!("Bearer {token}"))]
+    }
+
+    fn body(&self, parts: &BodyParts) -> String {
+        serde_json::to_string(&Body(parts)).expect("serialising JSON values into a String cannot fail")
+    }
+
+    fn events(&self) -> Box<dyn Events> {
+        Box::new(ChunkEvents)
+    }
+
+    fn answer(&self, text: &str) -> Vec<Parsed> {
+        match chunk::completion_as_chunk(text) {
+            Parsed::Ignored => Vec::new(),
+            parsed => vec![parsed],
+        }
+    }
+}
+
+/// Chat Completions events are independent chunks: no state between them.
+struct ChunkEvents;
+
+impl Events for ChunkEvents {
+    fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
+        out.push(if name == b"error" { super::error_event(data) } else { chunk::parse(data) });
+    }
+}
+
+/// The whole body without tools or schema (for `benches/`).
+pub fn body(model: &Model, system: &str, messages: &[Message]) -> String {
+    ChatCompletions.body(&BodyParts { model, system, messages, tools: &[], response_schema: None })
+}
+
+/// `messages`, `"stream": true`, the model's parameters, `model`, `tools`, and
+/// `response_format` when a schema is asked for (SPEC §H.2.3).
+struct Body<'a>(&'a BodyParts<'a>);
+
+impl Serialize for Body<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let parts = self.0;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("messages", &Messages { system: parts.system, messages: parts.messages })?;
+        map.serialize_entry("stream", &true)?;
+        for (key, value) in super::parameters(parts.model, &[]) {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry("model", &parts.model.name)?;
+        if !parts.tools.is_empty() {
+            map.serialize_entry("tools", &Tools(parts.tools))?;
+        }
+        if let Some(schema) = parts.response_schema {
+            let format = json!({"type": "json_schema", "json_schema": {"name": schema.name, "schema": schema.schema, "strict": true}});
+            map.serialize_entry("response_format", &format)?;
+        }
+        map.end()
+    }
+}
+
+/// `[{"type":"function","function":{"name","description","parameters"}}, …]`; a schema that is
+/// not an object is left out.
+struct Tools<'a>(&'a [ToolSpec]);
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for tool in self.0 {
+            let mut function = json!({"name": tool.name, "description": tool.description});
+            if tool.schema.is_object() {
+                function["parameters"] = tool.schema.clone();
+            }
+            seq.serialize_element(&json!({"type": "function", "function": function}))?;
+        }
+        seq.end()
+    }
+}
+
+struct Messages<'a> {
+    system: &'a str,
+    messages: &'a [Message],
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        if !self.system.is_empty() {
+            let mut system = serde_json::Map::new();
+            system.insert("role".into(), "system".into());
+            system.insert("content".into(), self.system.into());
+            seq.serialize_element(&system)?;
+        }
+        pairing::visit(self.messages, |turn| match turn {
+            Turn::Message { message, tool_calls } => seq.serialize_element(&WireMessage(message, tool_calls)),
+            Turn::MissingAnswer { call_id, .. } => seq.serialize_element(
+                &json!({"role": "tool", "content": pairing::MISSING_ANSWER, "tool_call_id": call_id}),
+            ),
+        })?;
+        seq.end()
+    }
+}
+
+/// A stored message as the server sees it: Prompt ⇒ user; name and reasoning never sent;
+/// `tool_calls` as `pairing` parsed them.
+struct WireMessage<'a>(&'a Message, Option<Value>);
+
+impl Serialize for WireMessage<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let WireMessage(m, tool_calls) = self;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("role", m.role.wire_name())?;
+        if !m.images.is_empty() {
+            map.serialize_entry("content", &ContentParts(m))?;
+        } else if m.content.is_empty() && tool_calls.is_some() {
+            map.serialize_entry("content", &Value::Null)?;
+        } else {
+            map.serialize_entry("content", &m.content)?;
+        }
+        if m.role == Role::Tool {
+            map.serialize_entry("tool_call_id", &m.tool_call_id)?;
+        }
+        if let Some(calls) = tool_calls {
+            map.serialize_entry("tool_calls", calls)?;
+        }
+        map.end()
+    }
+}
+
+/// Text then images, as content parts (SPEC §E.9).
+struct ContentParts<'a>(&'a Message);
+
+impl Serialize for ContentParts<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.0;
+        let mut seq = s.serialize_seq(None)?;
+        if !m.content.is_empty() {
+            seq.serialize_element(&json!({"type": "text", "text": m.content}))?;
+        }
+        for image in &m.images {
+            let mut url = json!({"url": image.url});
+            if !image.detail.is_empty() {
+                url["detail"] = image.detail.clone().into();
+            }
+            seq.serialize_element(&json!({"type": "image_url", "image_url": url}))?;
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body_of(model: &Model, system: &str, messages: &[Message], tools: &[ToolSpec]) -> String {
+        ChatCompletions.body(&BodyParts { model, system, messages, tools, response_schema: None })
+    }
+
+    #[test]
+    fn body_fields_roles_and_parameters() {
+        let mut model = Model { name: "gpt-x".into(), ..Model::new() };
+        model.set_parameter("max_tokens", json!(256.0));
+        model.set_parameter("stream_options.include_usage", json!(true));
+        model.set_parameter("model", json!("ignored"));
+        let mut tool = Message::new(Role::Tool, r#"{"t":1}"#);
+        tool.tool_call_id = "Call_A".into();
+        tool.name = "clock".into();
+        let mut calls = Message::new(Role::Assistant, "");
+        calls.tool_calls = r#"[{"id":"Call_A","type":"function","function":{"name":"clock","arguments":"{}"}}]"#.into();
+        calls.reasoning = "secret thoughts".into();
+        let mut not_array = Message::new(Role::Assistant, "");
+        not_array.tool_calls = "{oops".into();
+        let messages = [Message::new(Role::Prompt, "from template"), calls, tool, not_array];
+        let text = body_of(&model, "be brief", &messages, &[]);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "messages": [
+                    {"role": "system", "content": "be brief"},
+                    {"role": "user", "content": "from template"},
+                    {"role": "assistant", "content": null, "tool_calls": [{"id":"Call_A","type":"function","function":{"name":"clock","arguments":"{}"}}]},
+                    {"role": "tool", "content": "{\"t\":1}", "tool_call_id": "Call_A"},
+                    {"role": "assistant", "content": ""}
+                ],
+                "stream": true,
+                "max_tokens": 256,
+                "stream_options": {"include_usage": true},
+                "model": "gpt-x"
+            })
+        );
+        assert!(text.contains("\"max_tokens\":256,"));
+        assert!(!text.contains("secret thoughts"));
+        assert!(!text.contains("\"tools\""));
+    }
+
+    #[test]
+    fn images_become_content_parts() {
+        let mut m = Message::new(Role::User, "what is this?");
+        m.add_image_url("https://x/cat.png", "high");
+        m.add_image_url("data:image/png;base64,AAAA", "");
+        let v: Value = serde_json::from_str(&body_of(&Model::new(), "", &[m], &[])).unwrap();
+        assert_eq!(
+            v["messages"][0]["content"],
+            json!([
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": "https://x/cat.png", "detail": "high"}},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+            ])
+        );
+    }
+
+    #[test]
+    fn tools_and_the_response_schema() {
+        let tools = [ToolSpec::new("f", "does f", &json!({"type": "object"})), ToolSpec::new("g", "", &json!(null))];
+        let schema = crate::dialog::ResponseSchema { name: "answer".into(), schema: json!({"type": "object"}) };
+        let parts = BodyParts { model: &Model::new(), system: "", messages: &[], tools: &tools, response_schema: Some(&schema) };
+        let v: Value = serde_json::from_str(&ChatCompletions.body(&parts)).unwrap();
+        assert_eq!(
+            v["tools"],
+            json!([
+                {"type": "function", "function": {"name": "f", "description": "does f", "parameters": {"type": "object"}}},
+                {"type": "function", "function": {"name": "g", "description": ""}}
+            ])
+        );
+        assert_eq!(v["response_format"], json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": {"type": "object"}, "strict": true}}));
+    }
+}

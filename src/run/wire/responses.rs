@@ -1,0 +1,347 @@
+//! OpenAI Responses (SPEC §H.2.1): `POST <base>/responses` with `input` items, and its typed
+//! stream events mapped onto the run's chunks.
+//!
+//! Assistant text goes back as an input message with string content (the API takes
+//! `output_text` parts only from output items, which need ids a `store: false` conversation
+//! does not have); stored tool calls as `function_call` items, Tool messages as
+//! `function_call_output` items. Reasoning items are not kept between rounds.
+
+use super::{BodyParts, Events, Wire};
+use crate::message::{Message, Role};
+use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
+use crate::run::pairing::{self, Turn};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+
+pub struct Responses;
+
+impl Wire for Responses {
+    fn path(&self) -> &'static str {
+        "/responses"
+    }
+
+    fn headers(&self, token: &str) -> Vec<(&'static str, String)> {
+        vec![("authorization", format!("Bearer {token}"))]
+    }
+
+    fn body(&self, parts: &BodyParts) -> String {
+        let mut o = Map::new();
+        o.insert("model".into(), parts.model.name.clone().into());
+        o.insert("stream".into(), true.into());
+        for (key, value) in super::parameters(parts.model, &["stream"]) {
+            o.insert(key.clone(), value.clone());
+        }
+        // Nothing is kept on the server unless the model's parameters say so.
+        o.entry("store").or_insert(false.into());
+        if !parts.system.is_empty() {
+            o.insert("instructions".into(), parts.system.into());
+        }
+        o.insert("input".into(), Value::Array(input(parts.messages)));
+        if !parts.tools.is_empty() {
+            let tools = parts.tools.iter().map(|t| {
+                let mut tool = json!({"type": "function", "name": t.name, "description": t.description, "strict": false});
+                if t.schema.is_object() {
+                    tool["parameters"] = t.schema.clone();
+                }
+                tool
+            });
+            o.insert("tools".into(), tools.collect());
+        }
+        if let Some(schema) = parts.response_schema {
+            let format = json!({"type": "json_schema", "name": schema.name, "schema": schema.schema, "strict": true});
+            // Beside whatever `text` options the parameters hold (`text.verbosity`).
+            match o.entry("text").or_insert_with(|| json!({})) {
+                Value::Object(text) => {
+                    text.insert("format".into(), format);
+                }
+                other => *other = json!({"format": format}),
+            }
+        }
+        Value::Object(o).to_string()
+    }
+
+    fn events(&self) -> Box<dyn Events> {
+        Box::new(ResponseEvents::default())
+    }
+
+    fn answer(&self, text: &str) -> Vec<Parsed> {
+        let Ok(Value::Object(response)) = serde_json::from_str::<Value>(text) else { return Vec::new() };
+        if !response.contains_key("output") && !response.contains_key("status") {
+            return match response.get("error") {
+                Some(error) if !error.is_null() => vec![super::error_event(text)],
+                _ => Vec::new(),
+            };
+        }
+        let mut out = Vec::new();
+        for (index, item) in response.get("output").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let mut chunk = Chunk::default();
+            match item.get("type").and_then(Value::as_str) {
+                Some("message") => chunk.content = joined(item.get("content"), "output_text"),
+                Some("reasoning") => chunk.reasoning = joined(item.get("summary"), "summary_text"),
+                Some("function_call") => chunk.tool_calls.push(call_delta(index as i64, item, true)),
+                _ => continue,
+            }
+            out.push(Parsed::Chunk(chunk));
+        }
+        out.extend(end_of(&Value::Object(response)));
+        out
+    }
+}
+
+/// The input items of a history, pairs repaired (SPEC §H.3.3).
+fn input(messages: &[Message]) -> Vec<Value> {
+    let mut items = Vec::new();
+    let _ = pairing::visit(messages, |turn| {
+        match turn {
+            Turn::MissingAnswer { call_id } => {
+                items.push(json!({"type": "function_call_output", "call_id": call_id, "output": pairing::MISSING_ANSWER}));
+            }
+            Turn::Message { message: m, tool_calls } => match m.role {
+                Role::System if !m.content.is_empty() => items.push(json!({"role": "system", "content": m.content})),
+                Role::System => {}
+                Role::User | Role::Prompt => {
+                    let mut parts = Vec::new();
+                    if !m.content.is_empty() {
+                        parts.push(json!({"type": "input_text", "text": m.content}));
+                    }
+                    for image in &m.images {
+                        let detail = if image.detail.is_empty() { "auto" } else { image.detail.as_str() };
+                        parts.push(json!({"type": "input_image", "image_url": image.url, "detail": detail}));
+                    }
+                    if !parts.is_empty() {
+                        items.push(json!({"role": "user", "content": parts}));
+                    }
+                }
+                Role::Assistant => {
+                    if !m.content.is_empty() {
+                        items.push(json!({"role": "assistant", "content": m.content}));
+                    }
+                    for (id, name, arguments) in tool_calls.as_ref().map(super::stored_calls).into_iter().flatten() {
+                        items.push(json!({"type": "function_call", "call_id": id, "name": name, "arguments": arguments}));
+                    }
+                }
+                Role::Tool => {
+                    items.push(json!({"type": "function_call_output", "call_id": m.tool_call_id, "output": m.content}));
+                }
+            },
+        }
+        Ok::<(), ()>(())
+    });
+    items
+}
+
+/// The text of the parts of `kind` in a content or summary array, joined.
+fn joined(parts: Option<&Value>, kind: &str) -> Option<String> {
+    let text: String = parts
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some(kind))
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
+    (!text.is_empty()).then_some(text)
+}
+
+/// A `function_call` item as a tool-call piece (its arguments only when asked for).
+fn call_delta(index: i64, item: &Value, with_arguments: bool) -> ToolCallDelta {
+    let text = |key: &str| item.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+    ToolCallDelta { index, id: text("call_id"), name: text("name"), arguments: if with_arguments { text("arguments") } else { None } }
+}
+
+/// What a finished response (`response.completed`, `.failed`, `.incomplete`, or a whole JSON
+/// answer) says: its usage, then the end of the round or the failure.
+fn end_of(response: &Value) -> Vec<Parsed> {
+    let mut out = Vec::new();
+    if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
+        out.push(Parsed::Chunk(Chunk { usage: Some(usage.clone()), ..Chunk::default() }));
+    }
+    out.push(match response.get("status").and_then(Value::as_str) {
+        Some("failed") => {
+            let message = response.pointer("/error/message").and_then(Value::as_str).unwrap_or("the response failed");
+            Parsed::Error(message.to_owned())
+        }
+        Some("incomplete") => {
+            let reason = response.pointer("/incomplete_details/reason").and_then(Value::as_str).unwrap_or("unknown");
+            Parsed::Error(format!("the response is incomplete ({reason})"))
+        }
+        _ => Parsed::Done,
+    });
+    out
+}
+
+/// One attempt's stream: which function-call items were announced and which got argument
+/// deltas, so an item's `done` event adds only what its deltas did not bring.
+#[derive(Default)]
+struct ResponseEvents {
+    /// output_index → (announced by `output_item.added`, arguments streamed).
+    calls: HashMap<i64, (bool, bool)>,
+}
+
+impl Events for ResponseEvents {
+    fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
+        let Ok(Value::Object(event)) = serde_json::from_str::<Value>(data) else {
+            return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });
+        };
+        let kind = event.get("type").and_then(Value::as_str).unwrap_or_default();
+        let text = |key: &str| event.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+        let index = event.get("output_index").and_then(Value::as_i64).unwrap_or(0);
+        let item = event.get("item").unwrap_or(&Value::Null);
+        let is_call = item.get("type").and_then(Value::as_str) == Some("function_call");
+        let chunk = super::chunk_or_nothing;
+        out.push(match kind {
+            "response.output_text.delta" => chunk(Chunk { content: text("delta"), ..Chunk::default() }),
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                chunk(Chunk { reasoning: text("delta"), ..Chunk::default() })
+            }
+            "response.output_item.added" if is_call => {
+                self.calls.entry(index).or_default().0 = true;
+                chunk(Chunk { tool_calls: vec![call_delta(index, item, true)], ..Chunk::default() })
+            }
+            "response.function_call_arguments.delta" => {
+                self.calls.entry(index).or_default().1 = true;
+                let delta = ToolCallDelta { index, arguments: text("delta"), ..ToolCallDelta::default() };
+                chunk(Chunk { tool_calls: vec![delta], ..Chunk::default() })
+            }
+            "response.output_item.done" if is_call => {
+                let (announced, streamed) = self.calls.get(&index).copied().unwrap_or_default();
+                let mut delta = call_delta(index, item, !streamed);
+                if announced {
+                    delta.name = None; // names are appended: once is enough
+                }
+                chunk(Chunk { tool_calls: vec![delta], ..Chunk::default() })
+            }
+            "response.completed" | "response.failed" | "response.incomplete" => {
+                let response = event.get("response").unwrap_or(&Value::Null);
+                return out.extend(end_of(response));
+            }
+            "error" => super::error_event(data),
+            _ if name == b"error" => super::error_event(data),
+            _ => Parsed::Ignored,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialog::ResponseSchema;
+    use crate::model::Model;
+    use crate::run::request::ToolSpec;
+
+    fn events(stream: &[(&str, Value)]) -> Vec<Parsed> {
+        let mut reader = ResponseEvents::default();
+        let mut out = Vec::new();
+        for (name, data) in stream {
+            reader.event(name.as_bytes(), &data.to_string(), &mut out);
+        }
+        out.retain(|p| *p != Parsed::Ignored);
+        out
+    }
+
+    fn content(text: &str) -> Parsed {
+        Parsed::Chunk(Chunk { content: Some(text.into()), ..Chunk::default() })
+    }
+
+    #[test]
+    fn text_reasoning_usage_and_the_end() {
+        let got = events(&[
+            ("response.created", json!({"type": "response.created", "response": {"status": "in_progress"}})),
+            ("response.reasoning_summary_text.delta", json!({"type": "response.reasoning_summary_text.delta", "delta": "Hmm"})),
+            ("response.reasoning_text.delta", json!({"type": "response.reasoning_text.delta", "delta": " yes"})),
+            ("response.output_text.delta", json!({"type": "response.output_text.delta", "delta": "Hi"})),
+            ("response.completed", json!({"type": "response.completed", "response": {"status": "completed", "usage": {"total_tokens": 7}}})),
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                Parsed::Chunk(Chunk { reasoning: Some("Hmm".into()), ..Chunk::default() }),
+                Parsed::Chunk(Chunk { reasoning: Some(" yes".into()), ..Chunk::default() }),
+                content("Hi"),
+                Parsed::Chunk(Chunk { usage: Some(json!({"total_tokens": 7})), ..Chunk::default() }),
+                Parsed::Done,
+            ]
+        );
+    }
+
+    #[test]
+    fn function_calls_from_deltas_or_from_the_done_item_alone() {
+        let mut acc = crate::run::chunk::ToolCallAccumulator::default();
+        let got = events(&[
+            ("", json!({"type": "response.output_item.added", "output_index": 1, "item": {"type": "function_call", "call_id": "c1", "name": "f", "arguments": ""}})),
+            ("", json!({"type": "response.function_call_arguments.delta", "output_index": 1, "delta": "{\"a\":"})),
+            ("", json!({"type": "response.function_call_arguments.delta", "output_index": 1, "delta": "1}"})),
+            ("", json!({"type": "response.output_item.done", "output_index": 1, "item": {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{\"a\":1}"}})),
+            // a server that sends only the finished item
+            ("", json!({"type": "response.output_item.done", "output_index": 2, "item": {"type": "function_call", "call_id": "c2", "name": "g", "arguments": "{}"}})),
+        ]);
+        for parsed in got {
+            let Parsed::Chunk(c) = parsed else { panic!() };
+            c.tool_calls.iter().for_each(|d| acc.add(d).unwrap());
+        }
+        let calls: Vec<_> = acc.finish().into_iter().map(|c| (c.id, c.name, c.arguments)).collect();
+        assert_eq!(calls, [("c1".into(), "f".into(), "{\"a\":1}".into()), ("c2".into(), "g".into(), "{}".into())]);
+    }
+
+    #[test]
+    fn failures_are_server_errors() {
+        let failed = json!({"type": "response.failed", "response": {"status": "failed", "error": {"code": "server_error", "message": "it broke"}}});
+        assert_eq!(events(&[("response.failed", failed)]), [Parsed::Error("it broke".into())]);
+        let incomplete = json!({"type": "response.incomplete", "response": {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}});
+        assert_eq!(events(&[("", incomplete)]), [Parsed::Error("the response is incomplete (max_output_tokens)".into())]);
+        assert_eq!(events(&[("error", json!({"type": "error", "message": "bad"}))]), [Parsed::Error("bad".into())]);
+        let mut out = Vec::new();
+        ResponseEvents::default().event(b"error", "not JSON", &mut out);
+        assert_eq!(out, [Parsed::Error("not JSON".into())]);
+    }
+
+    #[test]
+    fn the_body_has_input_items_tools_and_the_schema() {
+        let mut model = Model { name: "o4".into(), ..Model::new() };
+        model.set_parameter("reasoning.effort", json!("high"));
+        model.set_parameter("text.verbosity", json!("low"));
+        let mut user = Message::new(Role::User, "look");
+        user.add_image_url("https://x/a.png", "");
+        let mut call = Message::new(Role::Assistant, "Checking.");
+        call.tool_calls = r#"[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]"#.into();
+        let mut answer = Message::new(Role::Tool, "42");
+        answer.tool_call_id = "c1".into();
+        let messages = [Message::new(Role::System, "sys"), user, call, answer, Message::new(Role::Assistant, "It is 42.")];
+        let tools = [ToolSpec::new("f", "does f", &json!({"type": "object"}))];
+        let schema = ResponseSchema { name: "r".into(), schema: json!({"type": "object"}) };
+        let parts = BodyParts { model: &model, system: "be brief", messages: &messages, tools: &tools, response_schema: Some(&schema) };
+        let body: Value = serde_json::from_str(&Responses.body(&parts)).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "model": "o4", "stream": true, "reasoning": {"effort": "high"},
+                "text": {"verbosity": "low", "format": {"type": "json_schema", "name": "r", "schema": {"type": "object"}, "strict": true}},
+                "store": false, "instructions": "be brief",
+                "input": [
+                    {"role": "system", "content": "sys"},
+                    {"role": "user", "content": [{"type": "input_text", "text": "look"}, {"type": "input_image", "image_url": "https://x/a.png", "detail": "auto"}]},
+                    {"role": "assistant", "content": "Checking."},
+                    {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "c1", "output": "42"},
+                    {"role": "assistant", "content": "It is 42."}
+                ],
+                "tools": [{"type": "function", "name": "f", "description": "does f", "strict": false, "parameters": {"type": "object"}}]
+            })
+        );
+    }
+
+    #[test]
+    fn a_whole_json_response_reads_as_its_events() {
+        let text = json!({"status": "completed", "output": [
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}]},
+            {"type": "message", "content": [{"type": "output_text", "text": "Hi"}]},
+            {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}
+        ], "usage": {"total_tokens": 1}})
+        .to_string();
+        let got = Responses.answer(&text);
+        assert_eq!(got.len(), 5, "{got:?}");
+        assert_eq!(got[1], content("Hi"));
+        assert_eq!(got[4], Parsed::Done);
+        assert!(Responses.answer("[]").is_empty());
+        assert_eq!(Responses.answer(r#"{"error":{"message":"no"}}"#), [Parsed::Error("no".into())]);
+    }
+}

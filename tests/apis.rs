@@ -1,0 +1,302 @@
+//! The APIs beyond Chat Completions (SPEC §H.2) against the scripted server: OpenAI Responses
+//! and Anthropic Messages — text, reasoning, tool rounds (signed thinking sent back), usage,
+//! failures, structured output, and fallback from one API to another in one provider. Every
+//! body is also validated with the official SDKs' request types (ctest sdk_request_bodies).
+
+mod support;
+
+use serde_json::{Value, json};
+use std::sync::Arc;
+use support::*;
+use vi_scripted_server::{Step, chat_chunk_content, done, typed_event};
+use visindigo_agent::{Api, Event, Function, FunctionSpec, HostToken, Message, Model, Role, ToolReply};
+
+fn with_api(mut model: Model, api: Api) -> Model {
+    model.api = api;
+    model
+}
+
+/// A function that answers `{"time":"noon"}`.
+struct Clock(FunctionSpec);
+
+impl Function for Clock {
+    fn spec(&self) -> &FunctionSpec {
+        &self.0
+    }
+    fn invoke(&self, _: Value, _: HostToken, reply: ToolReply) {
+        reply.complete(json!({"time": "noon"}));
+    }
+}
+
+fn clock() -> Arc<Clock> {
+    Arc::new(Clock(FunctionSpec {
+        id: "get_time".into(),
+        name: "Clock".into(),
+        description: "Tells the time".into(),
+        parameter_schema: json!({"type": "object", "properties": {"zone": {"type": "string"}}}),
+        host: None,
+    }))
+}
+
+// ---- OpenAI Responses --------------------------------------------------------------------
+
+fn responses_text(text: &str) -> Step {
+    Step::sse(vec![
+        typed_event(json!({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}})),
+        typed_event(json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 0, "summary_index": 0, "delta": "Thinking"})),
+        typed_event(json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 1, "content_index": 0, "delta": text})),
+        typed_event(json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}}})),
+    ])
+}
+
+fn responses_call(call_id: &str) -> Step {
+    let item = json!({"type": "function_call", "id": "fc_1", "call_id": call_id, "name": "get_time", "arguments": ""});
+    let mut done_item = item.clone();
+    done_item["arguments"] = json!("{\"zone\":\"UTC\"}");
+    Step::sse(vec![
+        typed_event(json!({"type": "response.output_item.added", "output_index": 0, "item": item})),
+        typed_event(json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": "{\"zone\":"})),
+        typed_event(json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": "\"UTC\"}"})),
+        typed_event(json!({"type": "response.output_item.done", "output_index": 0, "item": done_item})),
+        typed_event(json!({"type": "response.completed", "response": {"status": "completed"}})),
+    ])
+}
+
+#[test]
+fn responses_streams_text_reasoning_and_usage() {
+    let srv = chat_server(vec![responses_text("Hello")]);
+    let (_c, d, rec) = setup(vec![with_api(model("m1", &srv.base_url()), Api::Responses)]);
+    d.append_message(Message::new(Role::User, "hi"));
+    rec.take();
+    d.run();
+    rec.wait_finished();
+    assert_eq!(
+        rec.take(),
+        vec![
+            Event::StreamBegan,
+            Event::StreamReasoning("Thinking".into()),
+            Event::StreamDelta("Hello".into()),
+            Event::MessageAppended(1),
+            Event::StreamEnded("Hello".into()),
+            Event::RunFinished,
+        ]
+    );
+    assert_eq!(d.last_message().reasoning, "Thinking");
+    assert_eq!(d.last_usage(), Some(json!({"input_tokens": 5, "output_tokens": 2, "total_tokens": 7})));
+    let request = &srv.requests()[0];
+    assert_eq!(request.path, "/v1/responses");
+    assert_eq!(request.header("authorization"), Some("Bearer sk-test-token"));
+    assert_eq!(
+        bodies(&srv)[0],
+        json!({"model": "name-of-m1", "stream": true, "store": false, "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]})
+    );
+}
+
+#[test]
+fn responses_tool_rounds_send_the_calls_back_with_their_outputs() {
+    let srv = chat_server(vec![responses_call("call_A"), responses_text("It is noon.")]);
+    let (c, d, rec) = setup(vec![with_api(model("m1", &srv.base_url()), Api::Responses)]);
+    c.add_function(clock());
+    d.append_message(Message::new(Role::User, "time?"));
+    d.run();
+    rec.wait_finished();
+    assert_eq!(ended(&rec.take()), &Event::StreamEnded("It is noon.".into()));
+    let bodies = bodies(&srv);
+    assert_eq!(
+        bodies[0]["tools"],
+        json!([{"type": "function", "name": "get_time", "description": "Tells the time", "strict": false, "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}}])
+    );
+    assert_eq!(
+        bodies[1]["input"],
+        json!([
+            {"role": "user", "content": [{"type": "input_text", "text": "time?"}]},
+            {"type": "function_call", "call_id": "call_A", "name": "get_time", "arguments": "{\"zone\":\"UTC\"}"},
+            {"type": "function_call_output", "call_id": "call_A", "output": "{\"time\":\"noon\"}"}
+        ])
+    );
+}
+
+#[test]
+fn responses_failures_are_server_errors() {
+    let failed = typed_event(json!({"type": "response.failed", "response": {"status": "failed", "error": {"code": "server_error", "message": "the model crashed"}}}));
+    let incomplete = typed_event(json!({"type": "response.incomplete", "response": {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}}));
+    let error = typed_event(json!({"type": "error", "code": "rate_limit", "message": "slow down", "param": null}));
+    let srv = chat_server(vec![Step::sse(vec![failed]), Step::sse(vec![incomplete]), Step::sse(vec![error])]);
+    let (_c, d, rec) = setup_with(vec![with_api(model("m1", &srv.base_url()), Api::Responses)], |p| p.retries = 0);
+    for expected in ["[ServerError] the model crashed", "[ServerError] the response is incomplete (max_output_tokens)", "[ServerError] slow down"] {
+        d.run();
+        rec.wait_finished();
+        assert_eq!(ended(&rec.take()), &Event::RunFailed(expected.into()));
+    }
+}
+
+// ---- Anthropic Messages ------------------------------------------------------------------
+
+/// An answer that thinks (signed), says a sentence and calls get_time.
+fn anthropic_call(tool_use_id: &str) -> Step {
+    Step::sse(vec![
+        typed_event(json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude", "usage": {"input_tokens": 12, "output_tokens": 1}}})),
+        typed_event(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}})),
+        typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "The user wants the time."}})),
+        typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM=="}})),
+        typed_event(json!({"type": "content_block_stop", "index": 0})),
+        typed_event(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}})),
+        typed_event(json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Let me check."}})),
+        typed_event(json!({"type": "content_block_stop", "index": 1})),
+        typed_event(json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": tool_use_id, "name": "get_time", "input": {}}})),
+        typed_event(json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"zone\": "}})),
+        typed_event(json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "\"UTC\"}"}})),
+        typed_event(json!({"type": "content_block_stop", "index": 2})),
+        typed_event(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 40}})),
+        typed_event(json!({"type": "message_stop"})),
+    ])
+}
+
+fn anthropic_text(text: &str) -> Step {
+    Step::sse(vec![
+        typed_event(json!({"type": "message_start", "message": {"id": "msg_2", "type": "message", "role": "assistant", "content": [], "model": "claude", "usage": {"input_tokens": 30, "output_tokens": 1}}})),
+        typed_event(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
+        typed_event(json!({"type": "ping"})),
+        typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})),
+        typed_event(json!({"type": "content_block_stop", "index": 0})),
+        typed_event(json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 5}})),
+        typed_event(json!({"type": "message_stop"})),
+    ])
+}
+
+#[test]
+fn anthropic_streams_a_tool_round_and_sends_the_signed_thinking_back() {
+    let srv = chat_server(vec![anthropic_call("toolu_1"), anthropic_text("It is noon.")]);
+    let (c, d, rec) = setup(vec![with_api(model("m1", &srv.base_url()), Api::AnthropicMessages)]);
+    c.add_function(clock());
+    d.append_message(Message::new(Role::System, "Be brief."));
+    d.append_message(Message::new(Role::User, "time?"));
+    rec.take();
+    d.run();
+    rec.wait_finished();
+    let events = rec.take();
+    assert_eq!(ended(&events), &Event::StreamEnded("It is noon.".into()));
+    assert_eq!(events[1], Event::StreamReasoning("The user wants the time.".into()));
+    assert_eq!(events[2], Event::StreamDelta("Let me check.".into()));
+    assert_eq!(d.last_usage(), Some(json!({"input_tokens": 30, "output_tokens": 5})));
+    let request = &srv.requests()[0];
+    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(request.header("x-api-key"), Some("sk-test-token"));
+    assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(request.header("authorization"), None);
+    let bodies = bodies(&srv);
+    assert_eq!(bodies[0]["max_tokens"], json!(4096));
+    assert_eq!(bodies[0]["system"], json!("Be brief."));
+    assert_eq!(bodies[0]["tools"], json!([{"name": "get_time", "description": "Tells the time", "input_schema": {"type": "object", "properties": {"zone": {"type": "string"}}}}]));
+    let thinking = json!({"type": "thinking", "thinking": "The user wants the time.", "signature": "EqQBCgIYAhIM=="});
+    assert_eq!(
+        bodies[1]["messages"],
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "time?"}]},
+            {"role": "assistant", "content": [
+                thinking,
+                {"type": "text", "text": "Let me check."},
+                {"type": "tool_use", "id": "toolu_1", "name": "get_time", "input": {"zone": "UTC"}}
+            ]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "{\"time\":\"noon\"}"}]}
+        ])
+    );
+    // The signed block survives the dialog's JSON, under an extension key of its message.
+    let saved = d.to_json();
+    let call = &saved["messages"][2];
+    assert_eq!(serde_json::from_str::<Value>(call["thinkingBlocks"].as_str().unwrap()).unwrap(), json!([thinking]));
+    assert!(saved["messages"][1].get("thinkingBlocks").is_none(), "only where present");
+    let restored = c.create_dialog();
+    restored.from_json(saved.as_object().unwrap());
+    assert_eq!(restored.messages()[2].thinking_blocks, d.messages()[2].thinking_blocks);
+}
+
+#[test]
+fn anthropic_overload_falls_back_to_a_chat_completions_model() {
+    let overloaded = typed_event(json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}));
+    let srv = chat_server(vec![
+        Step::sse(vec![overloaded]),
+        Step::error(529, "overloaded"),
+        Step::sse(vec![chat_chunk_content("from the fallback"), done()]),
+    ]);
+    let models = vec![
+        with_api(model("claude", &srv.base_url()), Api::AnthropicMessages),
+        with_api(model("claude-2", &srv.base_url()), Api::AnthropicMessages),
+        model("local", &srv.base_url()),
+    ];
+    let (_c, d, rec) = setup(models);
+    d.append_message(Message::new(Role::User, "hi"));
+    d.run();
+    rec.wait_finished();
+    let events = rec.take();
+    let fallbacks: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ModelFallback { from, to, reason } => Some((from.as_str(), to.as_str(), reason.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fallbacks[0], ("claude", "claude-2", "[ServerError] Overloaded"));
+    assert_eq!((fallbacks[1].0, fallbacks[1].1), ("claude-2", "local"));
+    assert!(fallbacks[1].2.contains("HTTP 529"), "{}", fallbacks[1].2);
+    assert_eq!(d.last_message().content, "from the fallback");
+    let paths: Vec<_> = srv.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths, ["/v1/messages", "/v1/messages", "/v1/chat/completions"]);
+}
+
+#[test]
+fn the_response_schema_is_asked_for_in_each_apis_terms() {
+    let srv = chat_server(vec![
+        Step::sse(vec![chat_chunk_content("{}"), done()]),
+        responses_text("{}"),
+        anthropic_text("{}"),
+    ]);
+    let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false});
+    for api in [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages] {
+        let (_c, d, rec) = setup(vec![with_api(model("m", &srv.base_url()), api)]);
+        d.set_response_schema("city", schema.clone());
+        d.append_message(Message::new(Role::User, "where?"));
+        d.run();
+        rec.wait_finished();
+    }
+    let bodies = bodies(&srv);
+    assert_eq!(bodies[0]["response_format"], json!({"type": "json_schema", "json_schema": {"name": "city", "schema": schema, "strict": true}}));
+    assert_eq!(bodies[1]["text"], json!({"format": {"type": "json_schema", "name": "city", "schema": schema, "strict": true}}));
+    assert_eq!(bodies[2]["output_config"], json!({"format": {"type": "json_schema", "schema": schema}}));
+}
+
+#[test]
+fn an_anthropic_key_never_follows_a_redirect_to_another_origin() {
+    let elsewhere = chat_server(vec![anthropic_text("stolen")]);
+    let srv = chat_server(vec![Step::sse(vec![]).status(307).header("Location", &format!("{}/messages", elsewhere.base_url()))]);
+    let (_c, d, rec) = setup_with(vec![with_api(model("m1", &srv.base_url()), Api::AnthropicMessages)], |p| p.retries = 0);
+    d.run();
+    rec.wait_finished();
+    match ended(&rec.take()) {
+        Event::RunFailed(message) => assert!(message.contains("another origin"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(elsewhere.requests().is_empty(), "the key did not leave its origin");
+}
+
+#[test]
+fn stop_and_abort_work_on_every_api() {
+    let stall = vi_scripted_server::stall();
+    let srv = chat_server(vec![
+        Step::sse(vec![typed_event(json!({"type": "response.output_text.delta", "delta": "par"})), stall.clone()]),
+        Step::sse(vec![
+            typed_event(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
+            typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "tial"}})),
+            stall,
+        ]),
+    ]);
+    for (api, text) in [(Api::Responses, "par"), (Api::AnthropicMessages, "tial")] {
+        let (_c, d, rec) = setup(vec![with_api(model("m", &srv.base_url()), api)]);
+        d.append_message(Message::new(Role::User, "go"));
+        d.run();
+        wait_for("the partial answer", || rec.snapshot().contains(&Event::StreamDelta(text.into())));
+        d.stop();
+        assert_eq!(ended(&rec.take()), &Event::StreamEnded(text.into()));
+        assert_eq!(d.last_message().content, text);
+    }
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Validates every request body the run tests recorded against the official SDKs' request types,
+strictly: `openai`'s streaming chat completion and Responses requests and `anthropic`'s streaming
+Messages request (their TypedDicts, checked by pydantic with unknown keys forbidden), so a field
+we send in a shape the API does not accept fails the build. Then each API's pairing rule, which
+the servers enforce beyond the types (SPEC §H.3.3): every tool call is answered (Chat: a tool
+message before the next other message; Responses: a function_call_output for every
+function_call; Anthropic: a tool_result in the next user turn, first in it, and turns alternate).
+
+The scripted server names each body after its API: chat_completions-*.json, responses-*.json,
+messages-*.json.
+
+usage: validate_request_bodies.py <directory of *.json bodies>
+"""
+import importlib
+import json
+import pathlib
+import pkgutil
+import sys
+
+import anthropic.types
+import openai.types
+import typing_extensions
+from anthropic.types import MessageParam, ToolUnionParam, message_create_params
+from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolUnionParam, completion_create_params
+from openai.types.responses import ResponseInputItemParam, ToolParam, response_create_params
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+
+
+def forbid_unknown_keys(package) -> None:
+    """pydantic ignores unknown keys of a TypedDict unless its config says otherwise."""
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        try:
+            module = importlib.import_module(info.name)
+        except Exception:  # an optional extra's module
+            continue
+        for value in vars(module).values():
+            if isinstance(value, type) and typing_extensions.is_typeddict(value) and value.__module__ == module.__name__:
+                value.__pydantic_config__ = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+
+def consumed(value):
+    """pydantic validates Iterables lazily: walk them so every part is checked."""
+    if isinstance(value, dict):
+        return {k: consumed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
+        return [consumed(v) for v in value]
+    return value
+
+
+def strictly(adapter: TypeAdapter, value, what: str) -> None:
+    """Valid, and read back unchanged: a part that only a response type (a BaseModel, which
+    allows unknown keys) accepted, or a coerced value, is an error."""
+    if consumed(adapter.validate_python(value)) != value:
+        raise ValueError(f"{what} is not exactly a request type's shape")
+
+
+def chat_pairing(messages: list) -> None:
+    open_calls: list = []
+    for position, message in enumerate(messages):
+        if message.get("role") == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in open_calls:
+                raise ValueError(f"messages[{position}] answers no open tool call ({call_id!r})")
+            open_calls.remove(call_id)
+            continue
+        if open_calls:
+            raise ValueError(f"messages[{position}] follows tool calls without an answer: {open_calls}")
+        if message.get("role") == "assistant":
+            open_calls = [call["id"] for call in message.get("tool_calls") or []]
+    if open_calls:
+        raise ValueError(f"the history ends with tool calls without an answer: {open_calls}")
+
+
+def responses_pairing(items: list) -> None:
+    open_calls: list = []
+    for position, item in enumerate(items):
+        if item.get("type") == "function_call":
+            open_calls.append(item["call_id"])
+        elif item.get("type") == "function_call_output":
+            if item["call_id"] not in open_calls:
+                raise ValueError(f"input[{position}] answers no earlier function_call ({item['call_id']!r})")
+            open_calls.remove(item["call_id"])
+    if open_calls:
+        raise ValueError(f"function calls without a function_call_output: {open_calls}")
+
+
+def anthropic_pairing(messages: list) -> None:
+    wanted: list = []  # tool_use ids of the previous assistant turn
+    for position, message in enumerate(messages):
+        role = message["role"]
+        if role != ("user" if position % 2 == 0 else "assistant"):
+            raise ValueError(f"messages[{position}] is {role}: turns must alternate, starting with user")
+        blocks = message["content"] if isinstance(message["content"], list) else []
+        results = [b["tool_use_id"] for b in blocks if b.get("type") == "tool_result"]
+        if role == "user":
+            if sorted(results) != sorted(wanted):
+                raise ValueError(f"messages[{position}] answers {results}, the calls were {wanted}")
+            if any(b.get("type") != "tool_result" for b in blocks[: len(results)]):
+                raise ValueError(f"messages[{position}]: tool_result blocks must come first")
+            wanted = []
+        else:
+            wanted = [b["id"] for b in blocks if b.get("type") == "tool_use"]
+    if wanted:
+        raise ValueError(f"the history ends with tool calls without a tool_result: {wanted}")
+
+
+def checker(request_type, lists: dict, pairing):
+    """Checks one body: its top-level keys, the request type, the lists in it, the pairing."""
+    adapter = TypeAdapter(request_type)
+    known = request_type.__required_keys__ | request_type.__optional_keys__
+    adapters = {key: TypeAdapter(list[item]) for key, item in lists.items()}
+
+    def check(body: dict, key_of_history: str) -> None:
+        unknown = sorted(set(body) - known)
+        if unknown:
+            raise ValueError(f"keys the API does not know: {unknown}")
+        adapter.validate_python(body)
+        for key, list_adapter in adapters.items():
+            strictly(list_adapter, body.get(key, []), key)
+        pairing(body.get(key_of_history) or [])
+
+    return check
+
+
+def main() -> int:
+    forbid_unknown_keys(openai.types)
+    forbid_unknown_keys(anthropic.types)
+    checks = {
+        "chat_completions": (checker(completion_create_params.CompletionCreateParamsStreaming,
+                                     {"messages": ChatCompletionMessageParam, "tools": ChatCompletionToolUnionParam},
+                                     chat_pairing), "messages"),
+        "responses": (checker(response_create_params.ResponseCreateParamsStreaming,
+                              {"input": ResponseInputItemParam, "tools": ToolParam}, responses_pairing), "input"),
+        "messages": (checker(message_create_params.MessageCreateParamsStreaming,
+                             {"messages": MessageParam, "tools": ToolUnionParam}, anthropic_pairing), "messages"),
+    }
+    directory = pathlib.Path(sys.argv[1])
+    bodies = sorted(directory.glob("*.json"))
+    if not bodies:
+        print(f"no request bodies in {directory}: did the run tests record any?")
+        return 1
+    failed = 0
+    counts = {api: 0 for api in checks}
+    for path in bodies:
+        api = path.name.split("-", 1)[0]
+        if api not in checks:
+            failed += 1
+            print(f"{path.name}: no API of that name")
+            continue
+        counts[api] += 1
+        check, history = checks[api]
+        try:
+            check(json.loads(path.read_text()), history)
+        except (ValidationError, ValueError, KeyError, TypeError) as error:
+            failed += 1
+            print(f"{path.name}: not a valid {api} request:\n{error}")
+    print(f"{len(bodies) - failed} passed, {failed} failed ({counts})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
