@@ -632,6 +632,18 @@ ViStatus vi_dialog_set_max_tool_rounds(const struct ViDialog *dialog, int32_t ro
 
 int32_t vi_dialog_max_tool_rounds(const struct ViDialog *dialog);
 
+// Asks every answer to match `schema` (JSON Schema object text) under `name`, in the API's
+// own way (SPEC §H.2.3); an empty object (or `schema_len` 0) asks for nothing. Text that is
+// not a JSON object is `VI_STATUS_INVALID_JSON` and changes nothing.
+ViStatus vi_dialog_set_response_schema(const struct ViDialog *dialog,
+                                       const char *name,
+                                       size_t name_len,
+                                       const char *schema,
+                                       size_t schema_len);
+
+// The response schema as `{"name","schema"}` JSON text, "" when none (owned).
+ViStatus vi_dialog_response_schema(const struct ViDialog *dialog, struct ViString **json_out);
+
 // The `usage` object the server last reported, as JSON text ("" when none) (owned).
 ViStatus vi_dialog_last_usage(const struct ViDialog *dialog, struct ViString **json_out);
 

@@ -180,7 +180,28 @@ fn out_of_range_enums_are_invalid_arguments() {
         let mut out = null_mut();
         vi_model_parameters(model, &mut out);
         assert_eq!(take(out), r#"{"temperature":256}"#);
+        assert_eq!(vi_model_set_api(model, 3), ViStatus::InvalidArgument);
+        assert_eq!(vi_model_api(model), VI_API_CHAT_COMPLETIONS);
+        assert_eq!(vi_model_set_api(model, VI_API_ANTHROPIC_MESSAGES), ViStatus::Ok);
+        assert_eq!(vi_model_api(model), VI_API_ANTHROPIC_MESSAGES);
+        assert_eq!(vi_model_api(null()), VI_API_CHAT_COMPLETIONS);
         vi_model_free(model);
+
+        let mut dialog = null_mut();
+        vi_dialog_new(null(), &mut dialog);
+        let (name, name_len) = s("city");
+        let (bad, bad_len) = s("[1]");
+        assert_eq!(vi_dialog_set_response_schema(dialog, name, name_len, bad, bad_len), ViStatus::InvalidJson);
+        let (schema, schema_len) = s(r#"{"type":"object"}"#);
+        assert_eq!(vi_dialog_set_response_schema(dialog, name, name_len, schema, schema_len), ViStatus::Ok);
+        let mut out = null_mut();
+        vi_dialog_response_schema(dialog, &mut out);
+        assert_eq!(take(out), r#"{"name":"city","schema":{"type":"object"}}"#);
+        assert_eq!(vi_dialog_set_response_schema(dialog, name, name_len, null(), 0), ViStatus::Ok);
+        let mut out = null_mut();
+        vi_dialog_response_schema(dialog, &mut out);
+        assert_eq!(take(out), "");
+        vi_dialog_free(dialog);
     }
 }
 

@@ -723,4 +723,34 @@ qint32 Dialog::getMaxToolRounds() const
     return vi_dialog_max_tool_rounds(d->handle);
 }
 
+Dialog& Dialog::setResponseSchema(const QString& name, const JsonConfig& schema)
+{
+    const Utf8 n(name);
+    QByteArray text;
+    if (!objectJson(schema, &text))
+        text.clear(); // not an object: no schema
+    vi_dialog_set_response_schema(d->handle, n.data(), n.size(), text.constData(), size_t(text.size()));
+    return *this;
+}
+
+namespace {
+
+// {"name","schema"}, or an empty object when none is set.
+JsonConfig responseSchemaOf(ViDialog* handle)
+{
+    return takeJson(ownedJson([&](ViString** o) { return vi_dialog_response_schema(handle, o); }));
+}
+
+} // namespace
+
+JsonConfig Dialog::getResponseSchema() const
+{
+    return responseSchemaOf(d->handle).getObject(QStringLiteral("schema"));
+}
+
+QString Dialog::getResponseSchemaName() const
+{
+    return responseSchemaOf(d->handle).getString(QStringLiteral("name"));
+}
+
 } // namespace Visindigo::Agent

@@ -44,6 +44,7 @@ public:
     QString toolCallId;
     QString toolCalls;
     QString reasoning;
+    QString thinkingBlocks;
     QList<Image> images;
 
     // A new private already holding its one reference, for QAdoptSharedDataTag (saves the
@@ -73,6 +74,7 @@ MessageData* readHandle(const ViMessage* m)
     data->toolCallId = toQString(vi_message_tool_call_id(m));
     data->toolCalls = toQString(vi_message_tool_calls(m));
     data->reasoning = toQString(vi_message_reasoning(m));
+    data->thinkingBlocks = toQString(vi_message_thinking_blocks(m));
     const size_t n = vi_message_image_count(m);
     if (n) {
         data->images.reserve(qsizetype(n));
@@ -105,6 +107,7 @@ ViMessage* newHandle(const MessageData* data)
     setString(vi_message_set_tool_call_id, m, data->toolCallId);
     setString(vi_message_set_tool_calls, m, data->toolCalls);
     setString(vi_message_set_reasoning, m, data->reasoning);
+    setString(vi_message_set_thinking_blocks, m, data->thinkingBlocks);
     for (const MessageData::Image& image : data->images) {
         const Utf8 url(image.url);
         const Utf8 detail(image.detail);
@@ -203,6 +206,14 @@ QString Message::getName() const { return d ? d->name : QString(); }
 QString Message::getToolCallID() const { return d ? d->toolCallId : QString(); }
 QString Message::getToolCalls() const { return d ? d->toolCalls : QString(); }
 QString Message::getReasoning() const { return d ? d->reasoning : QString(); }
+
+Message& Message::setThinkingBlocks(const QString& blocksJson)
+{
+    mut()->thinkingBlocks = withoutLoneSurrogates(blocksJson);
+    return *this;
+}
+
+QString Message::getThinkingBlocks() const { return d ? d->thinkingBlocks : QString(); }
 
 bool Message::isEmpty() const
 {

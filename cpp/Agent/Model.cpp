@@ -121,6 +121,17 @@ Model& Model::addCapability(Capability capability)
     return *this;
 }
 
+Model& Model::setApi(Api api)
+{
+    vi_model_set_api(mut(), uint32_t(api));
+    return *this;
+}
+
+Model::Api Model::getApi() const
+{
+    return Api(vi_model_api(d));
+}
+
 Model& Model::setParameter(const QString& key, const QJsonValue& value)
 {
     const Utf8 k(key);

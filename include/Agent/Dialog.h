@@ -166,6 +166,15 @@ public:
     Dialog& setMaxToolRounds(qint32 rounds);
     qint32 getMaxToolRounds() const;
 
+    // Structured output (SPEC §H.2.3): every answer must be JSON matching `schema` (a JSON
+    // Schema object), asked for in the API's own way (Chat response_format, Responses
+    // text.format, Anthropic output_config.format). An empty schema asks for nothing. Dialog
+    // JSON "responseSchema":{"name","schema"} only when set.
+    Dialog& setResponseSchema(const QString& name, const Visindigo::Utility::JsonConfig& schema);
+    // The schema (empty when none) and its name.
+    Visindigo::Utility::JsonConfig getResponseSchema() const;
+    QString getResponseSchemaName() const;
+
 Q_SIGNALS:
     void messageAppended(qint32 index);
     void streamBegan();

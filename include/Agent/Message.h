@@ -49,6 +49,10 @@ public:
     Message& setToolCalls(const QString& rawJsonArray);
     // Shown to the user, never sent to the server.
     Message& setReasoning(const QString& reasoning);
+    // Extension (SPEC §H.2.2): Anthropic's thinking blocks of an answer, signatures
+    // included, as a JSON array text; sent back verbatim in the rounds that follow. Message
+    // JSON "thinkingBlocks" only when not empty.
+    Message& setThinkingBlocks(const QString& blocksJson);
 
     Role getRole() const;
     QString getContent() const;
@@ -56,6 +60,7 @@ public:
     QString getToolCallID() const;
     QString getToolCalls() const;
     QString getReasoning() const;
+    QString getThinkingBlocks() const;
     // Neither content nor tool calls (name and reasoning don't count).
     bool isEmpty() const;
 

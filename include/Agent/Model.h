@@ -30,6 +30,11 @@ public:
     enum class Capability { None = 0, Text = 1, Image = 2, Audio = 4, ToolUse = 8 };
     Q_DECLARE_FLAGS(Capabilities, Capability)
     Q_FLAG(Capabilities)
+    // The wire protocol (extension, SPEC §H.2): OpenAI-compatible Chat Completions
+    // (POST <url>/chat/completions, the default), OpenAI Responses (<url>/responses) or
+    // Anthropic Messages (<url>/messages, x-api-key). One provider may mix them.
+    enum class Api { ChatCompletions = 0, Responses = 1, AnthropicMessages = 2 };
+    Q_ENUM(Api)
 
     // A fresh UUID id; timeouts 60000 ms; capabilities Text; no parameters.
     Model();
@@ -41,7 +46,8 @@ public:
 
     // Sent as the request's "model".
     Model& setName(const QString& name);
-    // The BASE url; "/chat/completions" is appended at run time.
+    // The BASE url; the API's path ("/chat/completions", "/responses", "/messages") is
+    // appended at run time.
     Model& setUrl(const QUrl& url);
     Model& setToken(const QString& token);
     // Total time of one request; 0 = unlimited.
@@ -56,6 +62,9 @@ public:
     Model& setTemperature(qreal temperature);
     Model& setTopP(qreal topP);
     Model& setMaxTokens(qint32 maxTokens);
+    // Extension: Model JSON "api" ("responses", "anthropicMessages") only when not
+    // ChatCompletions; read case-insensitively, anything else is ChatCompletions.
+    Model& setApi(Api api);
 
     QString getId() const;
     QString getName() const;
@@ -65,12 +74,14 @@ public:
     qint32 getIdleTimeoutMs() const;
     Capabilities getCapabilities() const;
     bool hasCapability(Capability capability) const;
+    Api getApi() const;
     // The parameters as a JSON object.
     Visindigo::Utility::JsonConfig getParameters() const;
     // Name, a url with a scheme and a token are all set.
     bool isValid() const;
 
-    // id, name, url, token, timeoutMs, idleTimeoutMs, capabilities, parameters.
+    // id, name, url, token, timeoutMs, idleTimeoutMs, capabilities, parameters (and "api"
+    // when not ChatCompletions).
     Visindigo::Utility::JsonConfig toJson() const;
     // Returns whether a non-empty id was read (the id is kept otherwise). A JsonConfig
     // whose root is not an object changes nothing and returns false.

@@ -510,6 +510,39 @@ pub unsafe extern "C" fn vi_dialog_max_tool_rounds(dialog: *const ViDialog) -> i
     unsafe { access::get("vi_dialog_max_tool_rounds", dialog, Dialog::max_tool_rounds) }
 }
 
+/// Asks every answer to match `schema` (JSON Schema object text) under `name`, in the API's
+/// own way (SPEC §H.2.3); an empty object (or `schema_len` 0) asks for nothing. Text that is
+/// not a JSON object is `VI_STATUS_INVALID_JSON` and changes nothing.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_response_schema(
+    dialog: *const ViDialog,
+    name: *const c_char,
+    name_len: usize,
+    schema: *const c_char,
+    schema_len: usize,
+) -> ViStatus {
+    boundary::status("vi_dialog_set_response_schema", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let name = unsafe { string::arg("the name", name, name_len) }?;
+        let schema = match schema_len {
+            0 => serde_json::Map::new(),
+            _ => unsafe { string::json_object_arg("the schema", schema, schema_len) }?,
+        };
+        d.set_response_schema(name, serde_json::Value::Object(schema));
+        Ok(())
+    })
+}
+
+/// The response schema as `{"name","schema"}` JSON text, "" when none (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_response_schema(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe {
+        access::owned("vi_dialog_response_schema", dialog, json_out, |d| {
+            Ok(d.response_schema().map(|r| serde_json::json!({"name": r.name, "schema": r.schema}).to_string()).unwrap_or_default())
+        })
+    }
+}
+
 /// The `usage` object the server last reported, as JSON text ("" when none) (owned).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_dialog_last_usage(dialog: *const ViDialog, json_out: *mut *mut ViString) -> ViStatus {
