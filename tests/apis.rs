@@ -40,31 +40,35 @@ fn clock() -> Arc<Clock> {
 
 // ---- OpenAI Responses --------------------------------------------------------------------
 
-fn responses_text(text: &str) -> Step {
-    Step::sse(vec![
-        typed_event(json!({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}})),
-        typed_event(json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 0, "summary_index": 0, "delta": "Thinking"})),
-        typed_event(json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 1, "content_index": 0, "delta": text})),
-        typed_event(json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}}})),
-    ])
+/// A stream fixture of tests/fixtures/streams (shared with tests/sdk_streams.py, which checks
+/// that the official SDKs read it as its "expect" says): the step that plays it, and that.
+fn fixture(name: &str) -> (Step, Value) {
+    let path = format!("{}/tests/fixtures/streams/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture exists")).unwrap();
+    let events = fixture["events"].as_array().unwrap().iter().cloned().map(typed_event).collect();
+    (Step::sse(events), fixture["expect"].clone())
 }
 
-fn responses_call(call_id: &str) -> Step {
-    let item = json!({"type": "function_call", "id": "fc_1", "call_id": call_id, "name": "get_time", "arguments": ""});
-    let mut done_item = item.clone();
-    done_item["arguments"] = json!("{\"zone\":\"UTC\"}");
-    Step::sse(vec![
-        typed_event(json!({"type": "response.output_item.added", "output_index": 0, "item": item})),
-        typed_event(json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": "{\"zone\":"})),
-        typed_event(json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0, "delta": "\"UTC\"}"})),
-        typed_event(json!({"type": "response.output_item.done", "output_index": 0, "item": done_item})),
-        typed_event(json!({"type": "response.completed", "response": {"status": "completed"}})),
-    ])
+/// What the last answer of `d` holds, in the fixtures' "expect" terms.
+fn answer_as_expected(message: &Message) -> Value {
+    let calls: Value = serde_json::from_str(if message.tool_calls.is_empty() { "[]" } else { &message.tool_calls }).unwrap();
+    let calls: Vec<Value> = calls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| json!({"id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"]}))
+        .collect();
+    let mut expect = json!({"text": message.content.as_str(), "reasoning": message.reasoning, "tool_calls": calls});
+    if !message.thinking_blocks.is_empty() {
+        expect["thinking_blocks"] = serde_json::from_str(&message.thinking_blocks).unwrap();
+    }
+    expect
 }
 
 #[test]
 fn responses_streams_text_reasoning_and_usage() {
-    let srv = chat_server(vec![responses_text("Hello")]);
+    let (step, expect) = fixture("responses_text");
+    let srv = chat_server(vec![step]);
     let (_c, d, rec) = setup(vec![with_api(model("m1", &srv.base_url()), Api::Responses)]);
     d.append_message(Message::new(Role::User, "hi"));
     rec.take();
@@ -74,15 +78,17 @@ fn responses_streams_text_reasoning_and_usage() {
         rec.take(),
         vec![
             Event::StreamBegan,
-            Event::StreamReasoning("Thinking".into()),
+            Event::StreamReasoning("Thinking ".into()),
+            Event::StreamReasoning("about it.".into()),
             Event::StreamDelta("Hello".into()),
+            Event::StreamDelta(" there.".into()),
             Event::MessageAppended(1),
-            Event::StreamEnded("Hello".into()),
+            Event::StreamEnded("Hello there.".into()),
             Event::RunFinished,
         ]
     );
-    assert_eq!(d.last_message().reasoning, "Thinking");
-    assert_eq!(d.last_usage(), Some(json!({"input_tokens": 5, "output_tokens": 2, "total_tokens": 7})));
+    assert_eq!(answer_as_expected(&d.last_message()), expect);
+    assert_eq!(d.last_usage().unwrap()["total_tokens"], json!(18));
     let request = &srv.requests()[0];
     assert_eq!(request.path, "/v1/responses");
     assert_eq!(request.header("authorization"), Some("Bearer sk-test-token"));
@@ -94,13 +100,15 @@ fn responses_streams_text_reasoning_and_usage() {
 
 #[test]
 fn responses_tool_rounds_send_the_calls_back_with_their_outputs() {
-    let srv = chat_server(vec![responses_call("call_A"), responses_text("It is noon.")]);
+    let (call, expect) = fixture("responses_call");
+    let srv = chat_server(vec![call, fixture("responses_text").0]);
     let (c, d, rec) = setup(vec![with_api(model("m1", &srv.base_url()), Api::Responses)]);
     c.add_function(clock());
     d.append_message(Message::new(Role::User, "time?"));
     d.run();
     rec.wait_finished();
-    assert_eq!(ended(&rec.take()), &Event::StreamEnded("It is noon.".into()));
+    assert_eq!(ended(&rec.take()), &Event::StreamEnded("Hello there.".into()));
+    assert_eq!(answer_as_expected(&d.messages()[1]), expect);
     let bodies = bodies(&srv);
     assert_eq!(
         bodies[0]["tools"],
@@ -132,41 +140,10 @@ fn responses_failures_are_server_errors() {
 
 // ---- Anthropic Messages ------------------------------------------------------------------
 
-/// An answer that thinks (signed), says a sentence and calls get_time.
-fn anthropic_call(tool_use_id: &str) -> Step {
-    Step::sse(vec![
-        typed_event(json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude", "usage": {"input_tokens": 12, "output_tokens": 1}}})),
-        typed_event(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}})),
-        typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "The user wants the time."}})),
-        typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM=="}})),
-        typed_event(json!({"type": "content_block_stop", "index": 0})),
-        typed_event(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}})),
-        typed_event(json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Let me check."}})),
-        typed_event(json!({"type": "content_block_stop", "index": 1})),
-        typed_event(json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": tool_use_id, "name": "get_time", "input": {}}})),
-        typed_event(json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"zone\": "}})),
-        typed_event(json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "\"UTC\"}"}})),
-        typed_event(json!({"type": "content_block_stop", "index": 2})),
-        typed_event(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 40}})),
-        typed_event(json!({"type": "message_stop"})),
-    ])
-}
-
-fn anthropic_text(text: &str) -> Step {
-    Step::sse(vec![
-        typed_event(json!({"type": "message_start", "message": {"id": "msg_2", "type": "message", "role": "assistant", "content": [], "model": "claude", "usage": {"input_tokens": 30, "output_tokens": 1}}})),
-        typed_event(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
-        typed_event(json!({"type": "ping"})),
-        typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})),
-        typed_event(json!({"type": "content_block_stop", "index": 0})),
-        typed_event(json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 5}})),
-        typed_event(json!({"type": "message_stop"})),
-    ])
-}
-
 #[test]
 fn anthropic_streams_a_tool_round_and_sends_the_signed_thinking_back() {
-    let srv = chat_server(vec![anthropic_call("toolu_1"), anthropic_text("It is noon.")]);
+    let (call, expect) = fixture("anthropic_call");
+    let srv = chat_server(vec![call, fixture("anthropic_text").0]);
     let (c, d, rec) = setup(vec![with_api(model("m1", &srv.base_url()), Api::AnthropicMessages)]);
     c.add_function(clock());
     d.append_message(Message::new(Role::System, "Be brief."));
@@ -176,8 +153,9 @@ fn anthropic_streams_a_tool_round_and_sends_the_signed_thinking_back() {
     rec.wait_finished();
     let events = rec.take();
     assert_eq!(ended(&events), &Event::StreamEnded("It is noon.".into()));
-    assert_eq!(events[1], Event::StreamReasoning("The user wants the time.".into()));
-    assert_eq!(events[2], Event::StreamDelta("Let me check.".into()));
+    assert_eq!(events[1], Event::StreamReasoning("The user wants ".into()));
+    assert_eq!(events[3], Event::StreamDelta("Let me check.".into()));
+    assert_eq!(answer_as_expected(&d.messages()[2]), expect);
     assert_eq!(d.last_usage(), Some(json!({"input_tokens": 30, "output_tokens": 5})));
     let request = &srv.requests()[0];
     assert_eq!(request.path, "/v1/messages");
@@ -248,8 +226,8 @@ fn anthropic_overload_falls_back_to_a_chat_completions_model() {
 fn the_response_schema_is_asked_for_in_each_apis_terms() {
     let srv = chat_server(vec![
         Step::sse(vec![chat_chunk_content("{}"), done()]),
-        responses_text("{}"),
-        anthropic_text("{}"),
+        fixture("responses_text").0,
+        fixture("anthropic_text").0,
     ]);
     let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false});
     for api in [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages] {
@@ -267,7 +245,7 @@ fn the_response_schema_is_asked_for_in_each_apis_terms() {
 
 #[test]
 fn an_anthropic_key_never_follows_a_redirect_to_another_origin() {
-    let elsewhere = chat_server(vec![anthropic_text("stolen")]);
+    let elsewhere = chat_server(vec![fixture("anthropic_text").0]);
     let srv = chat_server(vec![Step::sse(vec![]).status(307).header("Location", &format!("{}/messages", elsewhere.base_url()))]);
     let (_c, d, rec) = setup_with(vec![with_api(model("m1", &srv.base_url()), Api::AnthropicMessages)], |p| p.retries = 0);
     d.run();
@@ -299,4 +277,70 @@ fn stop_and_abort_work_on_every_api() {
         assert_eq!(ended(&rec.take()), &Event::StreamEnded(text.into()));
         assert_eq!(d.last_message().content, text);
     }
+}
+
+// ---- fakellm: another implementation of the Anthropic Messages API -------------------------
+
+/// fakellm (pip) serving the Anthropic Messages API on a free port, with rules for a tool
+/// round: "what time" asks for get_time, a tool result that says "noon" gets the answer.
+struct Fakellm {
+    child: std::process::Child,
+    port: u16,
+    dir: std::path::PathBuf,
+}
+
+impl Fakellm {
+    fn start() -> Fakellm {
+        let python = python("fakellm.cli");
+        let dir = std::env::temp_dir().join(format!("vi-fakellm-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("fakellm.yaml");
+        std::fs::write(
+            &config,
+            "version: 1\nrules:\n  - name: answer\n    when:\n      tool_result_contains: \"noon\"\n    respond:\n      content: \"It is noon in UTC.\"\n  - name: call\n    when:\n      messages_contain: \"what time\"\n    respond:\n      tool_calls:\n        - name: get_time\n          arguments: {\"zone\": \"UTC\"}\n  - name: greeting\n    when:\n      messages_contain: \"hello\"\n    respond:\n      content: \"Hi there from fakellm.\"\n",
+        )
+        .unwrap();
+        let port = support::tinyproxy::free_port();
+        let child = std::process::Command::new(python)
+            .args(["-c", "from fakellm.cli import main; main()", "serve", "--port", &port.to_string(), "--config"])
+            .arg(&config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("fakellm starts");
+        wait_for("fakellm to listen", || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+        Fakellm { child, port, dir }
+    }
+}
+
+impl Drop for Fakellm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn fakellm_answers_a_text_and_a_tool_round_through_anthropic_messages() {
+    let fake = Fakellm::start();
+    let base = format!("http://127.0.0.1:{}/v1", fake.port);
+    let (c, d, rec) = setup(vec![with_api(model("claude", &base), Api::AnthropicMessages)]);
+    c.add_function(clock());
+    d.append_message(Message::new(Role::User, "hello"));
+    d.run();
+    rec.wait_finished();
+    assert_eq!(ended(&rec.take()), &Event::StreamEnded("Hi there from fakellm.".into()));
+
+    d.append_message(Message::new(Role::User, "what time is it?"));
+    d.run();
+    rec.wait_finished();
+    let events = rec.take();
+    assert_eq!(ended(&events), &Event::StreamEnded("It is noon in UTC.".into()), "{events:?}");
+    let messages = d.messages();
+    let call: Value = serde_json::from_str(&messages[3].tool_calls).unwrap();
+    assert_eq!(call[0]["function"]["name"], "get_time");
+    assert_eq!(serde_json::from_str::<Value>(call[0]["function"]["arguments"].as_str().unwrap()).unwrap(), json!({"zone": "UTC"}));
+    assert_eq!((messages[4].role, messages[4].content.as_str()), (Role::Tool, "{\"time\":\"noon\"}"));
+    assert!(d.last_usage().unwrap()["output_tokens"].as_u64().unwrap() > 0);
 }

@@ -24,27 +24,10 @@ fn serial() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The interpreter with the `mcp` package: `$VI_PYTHON`, else the project's `.venv`.
+/// The interpreter with the `mcp` package.
 fn python() -> &'static str {
     static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let python = std::env::var("VI_PYTHON")
-            .unwrap_or_else(|_| format!("{}/.venv/bin/python", env!("CARGO_MANIFEST_DIR")));
-        let works = Command::new(&python)
-            .args(["-c", "import mcp.server.mcpserver"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            works,
-            "the MCP tests need Python with the official MCP SDK, but `{python}` cannot `import mcp.server.mcpserver`. \
-             Create the venv with `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt` \
-             in {}, or set VI_PYTHON to such an interpreter.",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        python
-    })
+    PYTHON.get_or_init(|| support::python("mcp.server.mcpserver"))
 }
 
 fn script_path(name: &str) -> String {

@@ -7,6 +7,7 @@ pub mod pki;
 pub mod tinyproxy;
 
 use serde_json::Value;
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use vi_scripted_server::{RecordedRequest, ScriptedServer};
@@ -120,4 +121,23 @@ pub fn deltas(events: &[Event]) -> String {
             _ => None,
         })
         .collect()
+}
+
+/// The test Python (`$VI_PYTHON`, else the project's `.venv`), checked to `import module`.
+pub fn python(module: &str) -> String {
+    let python = std::env::var("VI_PYTHON").unwrap_or_else(|_| format!("{}/.venv/bin/python", env!("CARGO_MANIFEST_DIR")));
+    let works = Command::new(&python)
+        .args(["-c", &format!("import {module}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        works,
+        "these tests need Python with tests/requirements.txt, but `{python}` cannot `import {module}`. \
+         Create the venv with `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt` \
+         in {}, or set VI_PYTHON to such an interpreter.",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    python
 }
