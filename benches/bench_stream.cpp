@@ -2,7 +2,7 @@
 //
 // Stream delivery against the scripted server (benches/run.py starts it and sets the script).
 //
-//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency]
+//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic]
 //
 //   ours   Dialog::run(); every delta arrives as a streamDelta signal on the main thread.
 //          Time = streamBegan → streamEnded.
@@ -11,6 +11,10 @@
 //   cabi   the bare C ABI: a callback counting StreamDelta events on the library thread.
 //   raw, rawpost  (--latency only) the floors: a blocking socket reader with no HTTP client
 //          and no JSON; rawpost hands each delta to the main thread's event loop.
+//
+// --api picks the wire protocol (SPEC §H.2): the model's Model::Api for ours and cabi, and for
+// qt the request path and the events it reads (Responses: response.output_text.delta,
+// Anthropic: content_block_delta with a text_delta — each parsed with QJsonDocument).
 //
 // With --latency every delta's content is the server's send time in ns (the $paced
 // directive's stamp_content), and the per-delta latency server write → signal (cabi: →
@@ -61,6 +65,9 @@ struct Result
     QString failure;
 };
 
+// The API under test (--api).
+Model::Api api = Model::Api::ChatCompletions;
+
 void note(Result& r, const QString& delta, bool latency)
 {
     ++r.deltas;
@@ -83,7 +90,8 @@ Result runOurs(int port, bool latency)
         .setUrl(QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(port)))
         .setToken(QStringLiteral("k"))
         .setTimeoutMs(600000)
-        .setIdleTimeoutMs(60000);
+        .setIdleTimeoutMs(60000)
+        .setApi(api);
     center->addModel(model);
     Provider provider(QStringLiteral("bench"));
     provider.addModel(model.getId(), 1);
@@ -116,16 +124,20 @@ public:
 
     void start()
     {
-        QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1/v1/chat/completions").arg(m_port)));
+        const QString path = api == Model::Api::Responses        ? QStringLiteral("/v1/responses")
+                             : api == Model::Api::AnthropicMessages ? QStringLiteral("/v1/messages")
+                                                                     : QStringLiteral("/v1/chat/completions");
+        QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_port).arg(path)));
         request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-        request.setRawHeader("Authorization", "Bearer k");
+        if (api == Model::Api::AnthropicMessages)
+            request.setRawHeader("x-api-key", "k");
+        else
+            request.setRawHeader("Authorization", "Bearer k");
         request.setRawHeader("Accept", "text/event-stream");
-        const QJsonObject body{
-            {QStringLiteral("model"), QStringLiteral("bench-model")},
-            {QStringLiteral("stream"), true},
-            {QStringLiteral("messages"),
-             QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
-                                    {QStringLiteral("content"), QStringLiteral("stream please")}}}}};
+        const QJsonArray messages{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                              {QStringLiteral("content"), QStringLiteral("stream please")}}};
+        QJsonObject body{{QStringLiteral("model"), QStringLiteral("bench-model")}, {QStringLiteral("stream"), true}};
+        body.insert(api == Model::Api::Responses ? QStringLiteral("input") : QStringLiteral("messages"), messages);
         Q_EMIT streamBegan();
         m_reply = m_manager.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
         connect(m_reply, &QNetworkReply::readyRead, this, &NativeReader::onReadyRead);
@@ -168,15 +180,25 @@ private:
         }
         if (data.isEmpty() || data == "[DONE]")
             return;
-        const QJsonDocument doc = QJsonDocument::fromJson(data);
-        const QJsonValue content = doc.object()
-                                       .value(QStringLiteral("choices"))
-                                       .toArray()
-                                       .at(0)
-                                       .toObject()
-                                       .value(QStringLiteral("delta"))
-                                       .toObject()
-                                       .value(QStringLiteral("content"));
+        const QJsonObject object = QJsonDocument::fromJson(data).object();
+        QJsonValue content;
+        if (api == Model::Api::Responses) {
+            if (object.value(QStringLiteral("type")).toString() == QLatin1String("response.output_text.delta"))
+                content = object.value(QStringLiteral("delta"));
+        } else if (api == Model::Api::AnthropicMessages) {
+            const QJsonObject delta = object.value(QStringLiteral("delta")).toObject();
+            if (object.value(QStringLiteral("type")).toString() == QLatin1String("content_block_delta")
+                && delta.value(QStringLiteral("type")).toString() == QLatin1String("text_delta"))
+                content = delta.value(QStringLiteral("text"));
+        } else {
+            content = object.value(QStringLiteral("choices"))
+                          .toArray()
+                          .at(0)
+                          .toObject()
+                          .value(QStringLiteral("delta"))
+                          .toObject()
+                          .value(QStringLiteral("content"));
+        }
         if (content.isString()) {
             const QString text = content.toString();
             m_content += text;
@@ -291,6 +313,7 @@ Result runCabi(int port, bool latency)
     vi_model_set_token(model, LIT("k"));
     vi_model_set_timeout_ms(model, 600000);
     vi_model_set_idle_timeout_ms(model, 60000);
+    vi_model_set_api(model, uint32_t(api));
     vi_center_add_model(center, model);
     vi_provider_new(LIT("bench"), &provider);
     const ViStr modelId = vi_model_id(model);
@@ -405,7 +428,12 @@ int main(int argc, char** argv)
     parser.addOption({QStringLiteral("impl"), QStringLiteral("ours|qt|cabi|raw|rawpost"), QStringLiteral("impl")});
     parser.addOption({QStringLiteral("case"), QStringLiteral("case name"), QStringLiteral("case")});
     parser.addOption({QStringLiteral("latency"), QStringLiteral("deltas carry send times")});
+    parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic"), QStringLiteral("api")});
     parser.process(app);
+    const QString apiName = parser.value(QStringLiteral("api"));
+    api = apiName == QLatin1String("responses")   ? Model::Api::Responses
+          : apiName == QLatin1String("anthropic") ? Model::Api::AnthropicMessages
+                                                  : Model::Api::ChatCompletions;
     const int port = parser.value(QStringLiteral("port")).toInt();
     const QString impl = parser.value(QStringLiteral("impl"));
     const bool latency = parser.isSet(QStringLiteral("latency"));

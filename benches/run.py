@@ -56,10 +56,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes, for checking the harness")
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
     ap.add_argument("--json", default=None)
-    ap.add_argument("--only", default="", help="comma-separated groups: stream,latency,memory,values,core")
+    ap.add_argument("--only", default="", help="comma-separated groups: stream,apis,latency,memory,values,core")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
-    groups = set(args.only.split(",")) if args.only else {"stream", "latency", "memory", "values", "core"}
+    groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "memory", "values", "core"}
     samples = {}  # (case, impl) -> list of rows
 
     def add(rows):
@@ -77,6 +77,17 @@ def main():
         if "stream" in groups:
             stream_cases += [("stream_20k", [{"$repeat": {"count": 20000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"]),
                              ("stream_300k", [{"$repeat": {"count": 300000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"])]
+        if "apis" in groups:
+            for api, opening, closing in [
+                ("responses", [{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
+                 [{"$event": {"name": "response.completed", "data": {"type": "response.completed", "response": {"status": "completed"}}}}]),
+                ("anthropic", [{"$event": {"name": "message_start", "data": {"type": "message_start", "message": {"usage": {"input_tokens": 1}}}}},
+                               {"$event": {"name": "content_block_start", "data": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}}}],
+                 [{"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
+                  {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
+            ]:
+                stream_cases += [(f"stream_20k_{api}", opening + [{"$repeat": {"count": 20000 // scale, "delta": "t", "api": api}}] + closing,
+                                  ["ours", "qt", "cabi"])]
         if "memory" in groups:
             stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
         if "latency" in groups:
@@ -86,6 +97,7 @@ def main():
             server.script(events)
             print(f"{case}:", file=sys.stderr, flush=True)
             lat = ["--latency"] if case.startswith("latency") else []
+            lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic")) else []
             for _ in range(args.runs):
                 for impl in impls:
                     if impl == "python":
@@ -158,6 +170,18 @@ def print_table(samples, runs):
         rc = med(samples, case, "cabi", "peak_rss_kib")[0]
         if rp or rc:
             row(f"{case}: peak RSS of the other readers", f"C ABI {rc / 1024:.1f} MB" if rc else "—", f"python {rp / 1024:.1f} MB" if rp else "—", "—", "(information)", None)
+    for api in ("responses", "anthropic"):
+        case = f"stream_20k_{api}"
+        o, n, f = med(samples, case, "ours")
+        q, _, _ = med(samples, case, "qt")
+        c, _, _ = med(samples, case, "cabi")
+        deltas = med(samples, case, "ours", "deltas")[0]
+        if o:
+            row(f"{case}: 20k deltas through {api}, one signal per delta (n={n}{', failures: ' + str(len(f)) if f else ''})",
+                f"{fmt_s(o)} ({deltas / o:,.0f} deltas/s)", f"Qt-native {fmt_s(q)}", f"{o / q:.3f} (×{q / o:.1f} throughput)" if q else "—",
+                "≥ 3× Qt-native throughput", q is not None and q / o >= 3)
+            if c:
+                row(f"{case}: bare C ABI callback", f"{fmt_s(c)} ({deltas / c:,.0f} deltas/s)", "—", "—", "(information)", None)
     case = "stream_100MB"
     o, n, f = med(samples, case, "ours")
     if o or f:

@@ -107,6 +107,17 @@ pub(crate) enum StepBody {
     Events(Vec<Event>),
 }
 
+/// The shape of `$repeat`'s deltas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RepeatApi {
+    /// `data: {"choices":[{"index":0,"delta":{"content":…}}]}`
+    ChatCompletions,
+    /// `event: response.output_text.delta` with its data.
+    Responses,
+    /// `event: content_block_delta` with a `text_delta`.
+    Anthropic,
+}
+
 /// One item of a step's `events` list.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Event {
@@ -124,10 +135,11 @@ pub(crate) enum Event {
     Reset,
     /// Send nothing more but keep the connection open.
     Stall,
-    /// `count` content chunks as fast as possible.
+    /// `count` content deltas as fast as possible, in the chunk shape of `api`.
     Repeat {
         count: u64,
         delta: String,
+        api: RepeatApi,
     },
     /// `count` content chunks at `per_second`, each stamped with `vi_sent_ns`.
     Paced {
@@ -322,10 +334,18 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
         "$reset" => flag(value, "$reset").map(|()| Event::Reset),
         "$stall" => flag(value, "$stall").map(|()| Event::Stall),
         "$repeat" => {
-            let args = arguments(value, "$repeat", &["count", "delta"])?;
+            let mut plain = value.clone();
+            let api = match plain.as_object_mut().and_then(|o| o.remove("api")) {
+                None => RepeatApi::ChatCompletions,
+                Some(Value::String(name)) if name == "responses" => RepeatApi::Responses,
+                Some(Value::String(name)) if name == "anthropic" => RepeatApi::Anthropic,
+                Some(_) => return Err("$repeat.api must be \"responses\" or \"anthropic\"".into()),
+            };
+            let args = arguments(&plain, "$repeat", &["count", "delta"])?;
             Ok(Event::Repeat {
                 count: non_negative(&args["count"], "$repeat.count")?,
                 delta: string(&args["delta"], "$repeat.delta")?,
+                api,
             })
         }
         "$paced" => {
@@ -432,7 +452,8 @@ mod tests {
                 Event::Stall,
                 Event::Repeat {
                     count: 3,
-                    delta: "x".into()
+                    delta: "x".into(),
+                    api: RepeatApi::ChatCompletions,
                 },
                 Event::Paced {
                     count: 2,

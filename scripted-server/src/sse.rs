@@ -12,7 +12,8 @@ use tokio::time::{Instant, sleep, sleep_until};
 
 use crate::builders::chat_chunk_content;
 use crate::http::ChunkedWriter;
-use crate::script::Event;
+use crate::script::{Event, RepeatApi};
+use serde_json::{Value, json};
 
 /// How an event stream ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -38,19 +39,26 @@ pub(crate) async fn stream_events(
                     .write(&field_lines("data", text, line_ending))
                     .await?
             }
-            Event::Named { name, data } => {
-                let mut event = format!("event: {name}{line_ending}").into_bytes();
-                event.extend(field_lines("data", data, line_ending));
-                writer.write(&event).await?
-            }
+            Event::Named { name, data } => writer.write(&named_lines(name, data, line_ending)).await?,
             Event::Comment(text) => writer.write(&field_lines("", text, line_ending)).await?,
             Event::Raw(text) => writer.write(text.as_bytes()).await?,
             Event::SleepMs(ms) => sleep(Duration::from_millis(*ms)).await,
             Event::Reset => return Ok(StreamEnd::Reset),
             Event::Stall => return Ok(StreamEnd::Stall),
-            Event::Repeat { count, delta } => {
-                let event =
-                    field_lines("data", &chat_chunk_content(delta).to_string(), line_ending);
+            Event::Repeat { count, delta, api } => {
+                let event = match api {
+                    RepeatApi::ChatCompletions => field_lines("data", &chat_chunk_content(delta).to_string(), line_ending),
+                    RepeatApi::Responses => named(
+                        "response.output_text.delta",
+                        &json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": delta}),
+                        line_ending,
+                    ),
+                    RepeatApi::Anthropic => named(
+                        "content_block_delta",
+                        &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": delta}}),
+                        line_ending,
+                    ),
+                };
                 for _ in 0..*count {
                     writer.write(&event).await?;
                 }
@@ -75,6 +83,17 @@ pub(crate) async fn stream_events(
         writer.flush().await?;
     }
     Ok(StreamEnd::Finished)
+}
+
+/// `event: <name>` then `data` as one event.
+fn named_lines(name: &str, data: &str, line_ending: &str) -> Vec<u8> {
+    let mut event = format!("event: {name}{line_ending}").into_bytes();
+    event.extend(field_lines("data", data, line_ending));
+    event
+}
+
+fn named(name: &str, data: &Value, line_ending: &str) -> Vec<u8> {
+    named_lines(name, &data.to_string(), line_ending)
 }
 
 /// One SSE event: `<field>: <line>` per line of `text` (any of LF, CR, CRLF splits lines), then

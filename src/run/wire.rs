@@ -6,6 +6,7 @@
 mod anthropic;
 mod chat_completions;
 mod responses;
+mod typed;
 
 pub use chat_completions::body as chat_completions_body;
 
@@ -39,6 +40,9 @@ pub trait Wire: Sync {
     fn body(&self, parts: &BodyParts) -> String;
     /// A reader of one attempt's stream (it may keep state between events).
     fn events(&self) -> Box<dyn Events>;
+    /// The same reader without its fast path (`typed.rs`): the fuzz target's reference.
+    #[cfg(fuzzing)]
+    fn tree_events(&self) -> Box<dyn Events>;
     /// A whole JSON answer (a server that did not stream) as the events it stands for;
     /// empty when it is none of this API's answers.
     fn answer(&self, text: &str) -> Vec<Parsed>;
@@ -94,6 +98,35 @@ fn stored_calls(tool_calls: &Value) -> impl Iterator<Item = (&str, &str, &str)> 
         let arguments = call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default();
         Some((id, name, arguments))
     })
+}
+
+/// Everything a wire does with what a server sends, for the `wire_events` fuzz target: each
+/// line of `stream` is one event (`<name> <data>`) read by the API's event reader — which must
+/// read it as its tree reader does — and the whole text is read as a JSON answer. Must never
+/// panic.
+#[cfg(fuzzing)]
+pub fn read_server_text(api: Api, stream: &str) {
+    let wire = for_api(api);
+    let (mut events, mut reference) = (wire.events(), wire.tree_events());
+    let mut out = Vec::new();
+    for line in stream.split('\n') {
+        let (name, data) = line.split_once(' ').unwrap_or(("", line));
+        let (mut fast, mut tree) = (Vec::new(), Vec::new());
+        events.event(name.as_bytes(), data, &mut fast);
+        reference.event(name.as_bytes(), data, &mut tree);
+        assert_eq!(fast, tree, "the fast path and the tree disagree on {line:?}");
+        out.extend(fast);
+    }
+    out.extend(wire.answer(stream));
+    let mut calls = super::chunk::ToolCallAccumulator::default();
+    for parsed in out {
+        if let Parsed::Chunk(chunk) = parsed {
+            for delta in &chunk.tool_calls {
+                let _ = calls.add(delta);
+            }
+        }
+    }
+    let _ = super::chunk::tool_calls_json(&calls.finish());
 }
 
 #[cfg(test)]

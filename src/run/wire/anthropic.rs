@@ -70,6 +70,11 @@ impl Wire for AnthropicMessages {
         Box::new(MessageEvents::default())
     }
 
+    #[cfg(fuzzing)]
+    fn tree_events(&self) -> Box<dyn Events> {
+        Box::new(MessageEvents { tree_only: true, ..MessageEvents::default() })
+    }
+
     fn answer(&self, text: &str) -> Vec<Parsed> {
         let Ok(Value::Object(message)) = serde_json::from_str::<Value>(text) else { return Vec::new() };
         match message.get("type").and_then(Value::as_str) {
@@ -192,10 +197,52 @@ struct Thinking {
 struct MessageEvents {
     thinking: HashMap<i64, Thinking>,
     usage: Map<String, Value>,
+    /// Never take the fast path (the fuzz target's reference reader).
+    tree_only: bool,
+}
+
+impl MessageEvents {
+    /// The block deltas and the end, read without a tree (`typed.rs`); None for every other
+    /// event.
+    fn fast(&mut self, t: &super::typed::Typed) -> Option<Parsed> {
+        let index = t.index.unwrap_or(0);
+        let owned = |piece: &Option<std::borrow::Cow<str>>| piece.as_deref().filter(|p| !p.is_empty()).map(str::to_owned);
+        let chunk = super::chunk_or_nothing;
+        Some(match t.kind.as_deref()? {
+            "content_block_delta" => match t.delta_kind.as_deref() {
+                Some("text_delta") => chunk(Chunk { content: owned(&t.delta_text), ..Chunk::default() }),
+                Some("thinking_delta") => {
+                    let piece = owned(&t.delta_thinking);
+                    if let Some(piece) = &piece {
+                        self.thinking.entry(index).or_default().thinking.push_str(piece);
+                    }
+                    chunk(Chunk { reasoning: piece, ..Chunk::default() })
+                }
+                Some("signature_delta") => {
+                    let piece = owned(&t.delta_signature).unwrap_or_default();
+                    self.thinking.entry(index).or_default().signature.push_str(&piece);
+                    Parsed::Ignored
+                }
+                Some("input_json_delta") => {
+                    let piece = ToolCallDelta { index, arguments: owned(&t.delta_partial_json), ..ToolCallDelta::default() };
+                    chunk(Chunk { tool_calls: vec![piece], ..Chunk::default() })
+                }
+                _ => Parsed::Ignored,
+            },
+            "message_stop" => Parsed::Done,
+            _ => return None,
+        })
+    }
 }
 
 impl Events for MessageEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
+        if !self.tree_only
+            && let Some(typed) = super::typed::read(data)
+            && let Some(parsed) = self.fast(&typed)
+        {
+            return out.push(parsed);
+        }
         let Ok(event @ Value::Object(_)) = serde_json::from_str::<Value>(data) else {
             return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });
         };

@@ -30,6 +30,12 @@ impl Wire for ChatCompletions {
         Box::new(ChunkEvents)
     }
 
+    /// The chunk scanner has its own reference (`chunk/reference.rs`, the `chunk` target).
+    #[cfg(fuzzing)]
+    fn tree_events(&self) -> Box<dyn Events> {
+        Box::new(ChunkEvents)
+    }
+
     fn answer(&self, text: &str) -> Vec<Parsed> {
         match chunk::completion_as_chunk(text) {
             Parsed::Ignored => Vec::new(),

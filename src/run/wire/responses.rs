@@ -64,6 +64,11 @@ impl Wire for Responses {
         Box::new(ResponseEvents::default())
     }
 
+    #[cfg(fuzzing)]
+    fn tree_events(&self) -> Box<dyn Events> {
+        Box::new(ResponseEvents { tree_only: true, ..ResponseEvents::default() })
+    }
+
     fn answer(&self, text: &str) -> Vec<Parsed> {
         let Ok(Value::Object(response)) = serde_json::from_str::<Value>(text) else { return Vec::new() };
         if !response.contains_key("output") && !response.contains_key("status") {
@@ -175,10 +180,37 @@ fn end_of(response: &Value) -> Vec<Parsed> {
 struct ResponseEvents {
     /// output_index → (announced by `output_item.added`, arguments streamed).
     calls: HashMap<i64, (bool, bool)>,
+    /// Never take the fast path (the fuzz target's reference reader).
+    tree_only: bool,
+}
+
+impl ResponseEvents {
+    /// The deltas, read without a tree (`typed.rs`); None for every other event.
+    fn fast(&mut self, t: &super::typed::Typed) -> Option<Parsed> {
+        let delta = || t.delta.as_deref().filter(|d| !d.is_empty()).map(str::to_owned);
+        let chunk = super::chunk_or_nothing;
+        Some(match t.kind.as_deref()? {
+            "response.output_text.delta" => chunk(Chunk { content: delta(), ..Chunk::default() }),
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => chunk(Chunk { reasoning: delta(), ..Chunk::default() }),
+            "response.function_call_arguments.delta" => {
+                let index = t.output_index.unwrap_or(0);
+                self.calls.entry(index).or_default().1 = true;
+                let piece = ToolCallDelta { index, arguments: delta(), ..ToolCallDelta::default() };
+                chunk(Chunk { tool_calls: vec![piece], ..Chunk::default() })
+            }
+            _ => return None,
+        })
+    }
 }
 
 impl Events for ResponseEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
+        if !self.tree_only
+            && let Some(typed) = super::typed::read(data)
+            && let Some(parsed) = self.fast(&typed)
+        {
+            return out.push(parsed);
+        }
         let Ok(Value::Object(event)) = serde_json::from_str::<Value>(data) else {
             return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });
         };
