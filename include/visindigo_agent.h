@@ -127,6 +127,9 @@ enum ViEventKind
   VI_EVENT_KIND_TOOL_CALL_STARTED = 12,
   // Call `call_id` of `tool_name` ended; `text` is its result (the Tool message content).
   VI_EVENT_KIND_TOOL_CALL_FINISHED = 13,
+  // The messages changed other than by an append (clear, truncate, from JSON, a copy into
+  // the dialog): read them again.
+  VI_EVENT_KIND_MESSAGES_RESET = 14,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -152,10 +152,11 @@ impl State {
         }
     }
 
-    /// Records a change of `messages` other than an append (see `base_revision`).
-    fn replaced_messages(&mut self) {
+    /// Records a change of `messages` other than an append (see `base_revision`) and says so.
+    fn replaced_messages(&mut self, events: &mut Vec<Event>) {
         self.revision += 1;
         self.base_revision = self.revision;
+        events.push(Event::MessagesReset);
     }
 
     /// Appends a message and says so.
@@ -211,7 +212,6 @@ impl State {
         self.parallel_tool_calls = source.parallel_tool_calls;
         self.max_tool_rounds = source.max_tool_rounds;
         self.response_schema = source.response_schema.clone();
-        self.replaced_messages();
     }
 }
 
@@ -433,9 +433,9 @@ impl Dialog {
     }
 
     pub fn clear_messages(&self) {
-        self.update(|s, _| {
+        self.update(|s, events| {
             s.messages.clear();
-            s.replaced_messages();
+            s.replaced_messages(events);
         });
     }
 
@@ -483,10 +483,10 @@ impl Dialog {
     /// Keeps the first `count` messages; a negative count or one ≥ the number of messages
     /// changes nothing.
     pub fn truncate_to(&self, count: i64) {
-        self.update(|s, _| {
+        self.update(|s, events| {
             if count >= 0 && (count as usize) < s.messages.len() {
                 s.messages.truncate(count as usize);
-                s.replaced_messages();
+                s.replaced_messages(events);
             }
         });
     }
@@ -506,7 +506,10 @@ impl Dialog {
         let mut copy = State::new();
         copy.copy_from(&source);
         drop(source);
-        target.update(|t, _| t.copy_from(&copy));
+        target.update(|t, events| {
+            t.copy_from(&copy);
+            t.replaced_messages(events);
+        });
         true
     }
 
@@ -760,7 +763,7 @@ impl Dialog {
         }
         let id = json::id(o);
         let new_mcps = mcps.clone();
-        let old_mcps = self.update(|s, _| {
+        let old_mcps = self.update(|s, events| {
             if let Some(id) = &id {
                 s.id = id.clone();
             }
@@ -788,7 +791,7 @@ impl Dialog {
             s.skills = skills;
             let old_mcps = std::mem::replace(&mut s.mcps, mcps);
             s.prompts = prompts;
-            s.replaced_messages();
+            s.replaced_messages(events);
             old_mcps
         });
         crate::mcp_client::retire_missing(&old_mcps, &new_mcps);
@@ -873,6 +876,23 @@ mod tests {
         d.end_assistant_message();
         assert_eq!(*r.0.lock().unwrap(), vec![Event::StreamBegan, Event::StreamEnded(Text::default())]);
         assert_eq!(d.message_count(), 1);
+    }
+
+    #[test]
+    fn changes_other_than_appends_say_messages_reset() {
+        let (d, r) = dialog_with_recorder();
+        d.append_message(Message::new(Role::User, "a"));
+        d.append_message(Message::new(Role::User, "b"));
+        d.truncate_to(5); // changes nothing: no event
+        d.truncate_to(1);
+        d.clear_messages();
+        d.from_json(serde_json::json!({"messages": []}).as_object().unwrap());
+        let other = Dialog::new(&Center::new());
+        other.copy_to(&d);
+        assert_eq!(
+            *r.0.lock().unwrap(),
+            vec![Event::MessageAppended(0), Event::MessageAppended(1), Event::MessagesReset, Event::MessagesReset, Event::MessagesReset, Event::MessagesReset]
+        );
     }
 
     #[test]

@@ -17,6 +17,9 @@ pub enum Event {
     Retrying { attempt: i32, delay_ms: i32, reason: String },
     /// The last event of every run (SPEC §H.3.1).
     RunFinished,
+    /// The messages changed other than by an append (`clear_messages`, `truncate_to`,
+    /// `from_json`, a copy into this dialog): a view re-reads them all.
+    MessagesReset,
     /// The run waits for `Dialog::approve_tool_call` / `reject_tool_call` (SPEC §H.3.4).
     ToolApprovalRequested { call_id: String, tool_name: String, arguments: String },
     /// A tool call begins (SPEC §H.3.6).

@@ -218,6 +218,8 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
     }
     case VI_EVENT_KIND_RUN_FINISHED:
         return [](Dialog* d) { Q_EMIT d->runFinished(); };
+    case VI_EVENT_KIND_MESSAGES_RESET:
+        return [](Dialog* d) { Q_EMIT d->messagesReset(); };
     case VI_EVENT_KIND_TOOL_APPROVAL_REQUESTED:
     case VI_EVENT_KIND_TOOL_CALL_STARTED:
     case VI_EVENT_KIND_TOOL_CALL_FINISHED: {

@@ -193,6 +193,9 @@ Q_SIGNALS:
     // running: then isStreaming() may still be true for the run in progress) and after
     // abort() or stop().
     void runFinished();
+    // The messages changed other than by an append (clearMessages, truncateTo, fromJson, a
+    // copyTo into this dialog): a view reads them again (MessageModel does).
+    void messagesReset();
     // A tool call waits for approveToolCall(callId) or rejectToolCall(callId, reason)
     // (setToolApproval). arguments: the JSON text the model wrote.
     void toolApprovalRequested(const QString& callId, const QString& toolName, const QString& arguments);

@@ -37,6 +37,9 @@ pub enum ViEventKind {
     ToolCallStarted = 12,
     /// Call `call_id` of `tool_name` ended; `text` is its result (the Tool message content).
     ToolCallFinished = 13,
+    /// The messages changed other than by an append (clear, truncate, from JSON, a copy into
+    /// the dialog): read them again.
+    MessagesReset = 14,
 }
 
 /// One event. Every view lives only during the callback; fields that do not apply to the
@@ -149,6 +152,7 @@ impl ViEvent {
                 e.text = ViStr::of(reason);
             }
             Event::RunFinished => e.kind = ViEventKind::RunFinished,
+            Event::MessagesReset => e.kind = ViEventKind::MessagesReset,
             Event::ToolApprovalRequested { call_id, tool_name, arguments } => {
                 e.kind = ViEventKind::ToolApprovalRequested;
                 (e.call_id, e.tool_name, e.text) = (ViStr::of(call_id), ViStr::of(tool_name), ViStr::of(arguments));
