@@ -9,6 +9,7 @@
 #include <Agent/Dialog.h>
 #include <Agent/Function.h>
 
+#include "Registrations.h"
 #include "ScriptedServer.h"
 #include "SignalRecorder.h"
 
@@ -94,29 +95,18 @@ class TestApis : public QObject
     Q_OBJECT
 
     ScriptedServer server;
-    QStringList modelIds;
-    QStringList providerIds;
+    Registrations registered;
 
     QString addModel(Model::Api api, const QString& name)
     {
         Model model;
         model.setName(name).setUrl(server.url(QStringLiteral("/v1"))).setToken(QStringLiteral("secret-token")).setApi(api);
-        Center::getInstance()->addModel(model);
-        modelIds << model.getId();
-        return model.getId();
+        return registered.addModel(model);
     }
 
     Dialog* newDialog(QObject* owner, const QStringList& models)
     {
-        Provider provider;
-        qint32 priority = qint32(models.size());
-        for (const QString& id : models)
-            provider.addModel(id, priority--);
-        Center::getInstance()->addProvider(provider);
-        providerIds << provider.getId();
-        auto* dialog = new Dialog;
-        dialog->setParent(owner);
-        dialog->setProviderId(provider.getId());
+        Dialog* dialog = registered.newDialog(owner, models);
         dialog->appendMessage(Message::Role::User, QStringLiteral("What time is it?"));
         return dialog;
     }
@@ -132,15 +122,7 @@ private Q_SLOTS:
 
     void cleanup()
     {
-        Center* center = Center::getInstance();
-        for (const QString& id : std::as_const(providerIds))
-            center->removeProvider(id);
-        for (const QString& id : std::as_const(modelIds))
-            center->removeModel(id);
-        for (const QString& id : center->getFunctionIds())
-            center->removeFunction(id);
-        providerIds.clear();
-        modelIds.clear();
+        registered.clear();
     }
 
     void valueClassesAndJson()

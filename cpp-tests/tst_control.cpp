@@ -9,6 +9,7 @@
 #include <Agent/Dialog.h>
 #include <Agent/Function.h>
 
+#include "Registrations.h"
 #include "ScriptedServer.h"
 #include "SignalRecorder.h"
 
@@ -82,23 +83,14 @@ class TestControl : public QObject
     Q_OBJECT
 
     ScriptedServer server;
-    QStringList modelIds;
-    QStringList providerIds;
+    Registrations registered;
 
     // A dialog with its own provider and model, and a user question.
     Dialog* newDialog(QObject* owner)
     {
         Model model;
         model.setName(QStringLiteral("control-model")).setUrl(server.url(QStringLiteral("/v1"))).setToken(QStringLiteral("t"));
-        Center::getInstance()->addModel(model);
-        modelIds << model.getId();
-        Provider provider;
-        provider.addModel(model.getId(), 1);
-        Center::getInstance()->addProvider(provider);
-        providerIds << provider.getId();
-        auto* dialog = new Dialog;
-        dialog->setParent(owner);
-        dialog->setProviderId(provider.getId());
+        Dialog* dialog = registered.newDialog(owner, {registered.addModel(model)});
         dialog->appendMessage(Message::Role::User, QStringLiteral("Hello?"));
         return dialog;
     }
@@ -123,15 +115,7 @@ private Q_SLOTS:
 
     void cleanup()
     {
-        Center* center = Center::getInstance();
-        for (const QString& id : std::as_const(providerIds))
-            center->removeProvider(id);
-        for (const QString& id : std::as_const(modelIds))
-            center->removeModel(id);
-        for (const QString& id : center->getFunctionIds())
-            center->removeFunction(id);
-        providerIds.clear();
-        modelIds.clear();
+        registered.clear();
         HeldFunction::held.clear();
         happenings.clear();
     }

@@ -9,6 +9,7 @@
 #include <Agent/Function.h>
 #include <Agent/MessageModel.h>
 
+#include "Registrations.h"
 #include "ScriptedServer.h"
 
 #include <QtTest/QAbstractItemModelTester>
@@ -54,23 +55,13 @@ class TestMessageModel : public QObject
     Q_OBJECT
 
     ScriptedServer server;
-    QStringList modelIds;
-    QStringList providerIds;
+    Registrations registered;
 
     Dialog* newDialog(QObject* owner)
     {
         Model model;
         model.setName(QStringLiteral("view-model")).setUrl(server.url(QStringLiteral("/v1"))).setToken(QStringLiteral("t"));
-        Center::getInstance()->addModel(model);
-        modelIds << model.getId();
-        Provider provider;
-        provider.addModel(model.getId(), 1);
-        Center::getInstance()->addProvider(provider);
-        providerIds << provider.getId();
-        auto* dialog = new Dialog;
-        dialog->setParent(owner);
-        dialog->setProviderId(provider.getId());
-        return dialog;
+        return registered.newDialog(owner, {registered.addModel(model)});
     }
 
 private Q_SLOTS:
@@ -84,15 +75,7 @@ private Q_SLOTS:
 
     void cleanup()
     {
-        Center* center = Center::getInstance();
-        for (const QString& id : std::as_const(providerIds))
-            center->removeProvider(id);
-        for (const QString& id : std::as_const(modelIds))
-            center->removeModel(id);
-        for (const QString& id : center->getFunctionIds())
-            center->removeFunction(id);
-        providerIds.clear();
-        modelIds.clear();
+        registered.clear();
     }
 
     void rolesAndEditsWithoutARun()

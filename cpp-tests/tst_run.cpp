@@ -9,6 +9,7 @@
 #include <Agent/Dialog.h>
 #include <Agent/Function.h>
 
+#include "Registrations.h"
 #include "ScriptedServer.h"
 #include "SignalRecorder.h"
 
@@ -89,8 +90,7 @@ class TestRun : public QObject
     Q_OBJECT
 
     ScriptedServer server;
-    QStringList modelIds;
-    QStringList providerIds;
+    Registrations registered;
 
     bool setScript(const QJsonArray& steps, bool repeatLast = false) { return server.setScript(steps, repeatLast); }
     QJsonArray requests() { return server.requests(); }
@@ -105,30 +105,15 @@ class TestRun : public QObject
             .setToken(QStringLiteral("secret-token"))
             .setTimeoutMs(20000)
             .setCapabilities(capabilities);
-        Center::getInstance()->addModel(model);
-        modelIds << model.getId();
-        return model.getId();
+        return registered.addModel(model);
     }
 
-    // A provider holding the given models (first = highest priority), registered.
-    QString addProvider(const QStringList& models)
-    {
-        Provider provider;
-        qint32 priority = qint32(models.size());
-        for (const QString& id : models)
-            provider.addModel(id, priority--);
-        Center::getInstance()->addProvider(provider);
-        providerIds << provider.getId();
-        return provider.getId();
-    }
+    QString addProvider(const QStringList& models) { return registered.addProvider(models); }
 
     // A dialog with its own provider and one model, and a user question.
     Dialog* newDialog(QObject* owner)
     {
-        const QString provider = addProvider({addModel()});
-        auto* dialog = new Dialog;
-        dialog->setParent(owner);
-        dialog->setProviderId(provider);
+        Dialog* dialog = registered.newDialog(owner, {addModel()});
         dialog->appendMessage(Message::Role::User, QStringLiteral("Hello?"));
         return dialog;
     }
@@ -144,16 +129,7 @@ private Q_SLOTS:
 
     void cleanup()
     {
-        Center* center = Center::getInstance();
-        for (const QString& id : std::as_const(providerIds))
-            center->removeProvider(id);
-        for (const QString& id : std::as_const(modelIds))
-            center->removeModel(id);
-        for (const QString& id : center->getFunctionIds())
-            center->removeFunction(id);
-        providerIds.clear();
-        modelIds.clear();
-        center->setDefaultProvider(QString());
+        registered.clear();
     }
 
     void plainAnswer()

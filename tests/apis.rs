@@ -207,13 +207,7 @@ fn anthropic_overload_falls_back_to_a_chat_completions_model() {
     d.run();
     rec.wait_finished();
     let events = rec.take();
-    let fallbacks: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ModelFallback { from, to, reason } => Some((from.as_str(), to.as_str(), reason.as_str())),
-            _ => None,
-        })
-        .collect();
+    let fallbacks = fallbacks(&events);
     assert_eq!(fallbacks[0], ("claude", "claude-2", "[ServerError] Overloaded"));
     assert_eq!((fallbacks[1].0, fallbacks[1].1), ("claude-2", "local"));
     assert!(fallbacks[1].2.contains("HTTP 529"), "{}", fallbacks[1].2);

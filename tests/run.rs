@@ -190,15 +190,9 @@ fn fallback_moves_along_the_provider_on_429_503_and_a_stall() {
     d.run();
     rec.wait_finished();
     let events = rec.take();
-    let fallbacks: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ModelFallback { from, to, reason } => Some((from.clone(), to.clone(), reason.clone())),
-            _ => None,
-        })
-        .collect();
+    let fallbacks = fallbacks(&events);
     assert_eq!(fallbacks.len(), 3);
-    assert_eq!((fallbacks[0].0.as_str(), fallbacks[0].1.as_str()), ("m1", "m2"));
+    assert_eq!((fallbacks[0].0, fallbacks[0].1), ("m1", "m2"));
     assert_eq!(fallbacks[0].2, "[HttpStatusError] Server returned HTTP 429 Too Many Requests: slow down (HTTP 429)");
     assert!(fallbacks[1].2.starts_with("[HttpStatusError] Server returned HTTP 503"));
     assert!(fallbacks[2].2.starts_with("[IdleTimeout]"), "{}", fallbacks[2].2);

@@ -80,6 +80,17 @@ fn parameters<'a>(model: &'a Model, own: &'a [&str]) -> impl Iterator<Item = (&'
     model.parameters.iter().filter(move |(key, _)| key.as_str() != "model" && !own.contains(&key.as_str()))
 }
 
+/// Puts `format` under `key` beside whatever options the model's parameters put there
+/// (`text.verbosity`, `output_config.effort`).
+fn put_format(body: &mut serde_json::Map<String, Value>, key: &str, format: Value) {
+    match body.entry(key).or_insert_with(|| Value::Object(Default::default())) {
+        Value::Object(options) => {
+            options.insert("format".into(), format);
+        }
+        other => *other = serde_json::json!({"format": format}),
+    }
+}
+
 /// A stored call's arguments as the JSON object some APIs want instead of text (`{}` when
 /// they are not one).
 fn arguments_object(text: &str) -> Value {

@@ -113,6 +113,17 @@ pub fn bodies(server: &ScriptedServer) -> Vec<Value> {
     requests.iter().filter_map(|r| r.body_json.clone()).collect()
 }
 
+/// The `ModelFallback` events as (from, to, reason).
+pub fn fallbacks(events: &[Event]) -> Vec<(&str, &str, &str)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ModelFallback { from, to, reason } => Some((from.as_str(), to.as_str(), reason.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn deltas(events: &[Event]) -> String {
     events
         .iter()

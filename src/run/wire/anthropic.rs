@@ -55,13 +55,7 @@ impl Wire for AnthropicMessages {
             o.insert(key.clone(), value.clone());
         }
         if let Some(schema) = parts.response_schema {
-            let format = json!({"type": "json_schema", "schema": schema.schema});
-            match o.entry("output_config").or_insert_with(|| json!({})) {
-                Value::Object(config) => {
-                    config.insert("format".into(), format);
-                }
-                other => *other = json!({"format": format}),
-            }
+            super::put_format(&mut o, "output_config", json!({"type": "json_schema", "schema": schema.schema}));
         }
         Value::Object(o).to_string()
     }

@@ -49,13 +49,7 @@ impl Wire for Responses {
         }
         if let Some(schema) = parts.response_schema {
             let format = json!({"type": "json_schema", "name": schema.name, "schema": schema.schema, "strict": true});
-            // Beside whatever `text` options the parameters hold (`text.verbosity`).
-            match o.entry("text").or_insert_with(|| json!({})) {
-                Value::Object(text) => {
-                    text.insert("format".into(), format);
-                }
-                other => *other = json!({"format": format}),
-            }
+            super::put_format(&mut o, "text", format);
         }
         Value::Object(o).to_string()
     }
