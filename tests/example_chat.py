@@ -28,13 +28,18 @@ def start_server(server: str, script: dict, directory: pathlib.Path) -> subproce
 
 
 def wait_for(process: subprocess.Popen, output: list, wanted: str, seconds: float = 20) -> None:
-    """Reads the chat's output until `wanted` appeared (the reader is non-blocking)."""
+    """Reads the chat's output until `wanted` appeared (the reader is non-blocking); a chat that
+    exited is read to its end first."""
     deadline = time.monotonic() + seconds
     while wanted not in "".join(output):
-        if time.monotonic() > deadline or process.poll() is not None:
+        exited = process.poll() is not None
+        if readable(process):
+            piece = os.read(process.stdout.fileno(), 65536)
+            output.append(piece.decode(errors="replace"))
+            if piece:
+                continue
+        if exited or time.monotonic() > deadline:
             raise AssertionError(f"never saw {wanted!r}; the chat said:\n{''.join(output)}")
-        piece = os.read(process.stdout.fileno(), 65536) if readable(process) else b""
-        output.append(piece.decode(errors="replace"))
 
 
 def readable(process: subprocess.Popen) -> bool:

@@ -72,7 +72,8 @@ public:
     // -1 when there is none.
     qint32 findLastAssistantMessage() const;
     // Copies messages, skills, MCP servers, prompts, provider, model and capability
-    // requirement (not functions) into target; false for null or this dialog.
+    // requirement (not functions), and the run settings (tool approval, parallel tool calls,
+    // max tool rounds, response schema), into target; false for null or this dialog.
     bool copyTo(Dialog* target) const;
 
     // ---- streaming primitives -----------------------------------------------------------
