@@ -597,3 +597,32 @@ fn one_endless_event_fails_the_attempt_instead_of_taking_the_memory() {
     rec.wait_finished();
     assert_eq!(ended(&rec.take()), &Event::RunFailed("[ProtocolError] an event of more than 64 MiB".into()));
 }
+
+/// A host function whose description itself panics (read under the dialog's lock).
+struct BrokenSpec;
+
+impl Function for BrokenSpec {
+    fn spec(&self) -> &FunctionSpec {
+        panic!("the host's spec has a bug");
+    }
+    fn invoke(&self, _: Value, _: HostToken, _: ToolReply) {}
+}
+
+#[test]
+fn a_panic_under_a_dialogs_lock_poisons_nothing_for_it_or_the_others() {
+    let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("still here"), done()]); 2]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let other = c.create_dialog();
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.add_function(Arc::new(BrokenSpec))));
+    assert!(panicked.is_err(), "the host's panic reached its caller");
+    // The lock it poisoned is used as it is: the same dialog keeps working, and so does another.
+    d.append_message(user("hi"));
+    assert_eq!(d.function_ids(), Vec::<String>::new(), "the broken function was not added");
+    d.run();
+    rec.wait_finished();
+    assert_eq!(d.last_message().content, "still here");
+    other.append_message(user("hi"));
+    other.run();
+    wait_idle(&other);
+    assert_eq!(other.last_message().content, "still here");
+}
