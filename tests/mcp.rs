@@ -355,6 +355,23 @@ fn unreachable_servers_are_reported_once_and_the_run_goes_on() {
 }
 
 #[test]
+fn a_server_that_sends_an_endless_line_is_closed_at_the_message_limit() {
+    let _serial = serial();
+    let srv = chat_server(vec![answer("fine")]);
+    let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let mut endless = Mcp::new("endless");
+    endless.command = python().to_owned();
+    endless.arguments = vec![script_path("endless_line_server.py")];
+    d.add_mcp(endless);
+    let bodies = run(&d, &srv);
+    let failures = mcp_failures(&rec.snapshot());
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(failures[0].1.contains("a message of more than 64 MiB"), "{}", failures[0].1);
+    assert!(bodies[0].get("tools").is_none());
+    assert_eq!(d.last_message().content, "fine");
+}
+
+#[test]
 fn the_mcp_calls_of_one_answer_run_at_the_same_time() {
     // `rendezvous` answers "met" only when a second call is in progress with it (SPEC §H.3.5).
     let _serial = serial();

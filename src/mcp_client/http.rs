@@ -6,9 +6,6 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// Largest JSON document read from a plain (non-streamed) answer.
-pub const BODY_LIMIT: usize = 64 * 1024 * 1024;
-
 /// The client for a server's url, chosen when the connection is made: the same proxy and TLS
 /// rules as model requests (SPEC §H.1.1).
 pub fn client(url: &reqwest::Url) -> Result<network::Client, String> {

@@ -54,6 +54,15 @@ pub const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 /// At most this many `tools/list` pages are read.
 const MAX_PAGES: usize = 1000;
 
+/// The largest message a server may send — one stdio line, one JSON answer, one SSE event —
+/// before the connection is closed: a hostile server cannot take the host's memory.
+pub const MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
+
+/// Why a connection closed on an oversized message.
+fn too_large() -> String {
+    format!("the server sent a message of more than {} MiB", MESSAGE_LIMIT >> 20)
+}
+
 enum Link {
     Stdio(Stdio),
     Http(Box<StreamableHttp>),

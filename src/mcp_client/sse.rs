@@ -62,6 +62,9 @@ impl LegacySse {
                 Some(bytes) => parser.feed_events(&bytes, &mut events),
                 None => return Err("the event stream ended before the endpoint event".to_owned()),
             }
+            if parser.pending_bytes() > super::MESSAGE_LIMIT {
+                return Err(super::too_large());
+            }
         };
         let poster = Arc::new(Poster { endpoint, headers, client });
         let reader_poster = poster.clone();
@@ -87,6 +90,9 @@ impl LegacySse {
                         break "the server ended its event stream".to_owned();
                     }
                     Err(e) => break format!("the event stream failed: {}", crate::network::describe(&e)),
+                }
+                if parser.pending_bytes() > super::MESSAGE_LIMIT {
+                    break super::too_large();
                 }
                 deliver(&mut events);
             };

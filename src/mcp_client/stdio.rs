@@ -18,8 +18,6 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, watch};
 
 const STDERR_TAIL: usize = 8 * 1024;
-/// Largest line read from the server.
-const LINE_LIMIT: usize = 64 * 1024 * 1024;
 const GRACE: Duration = Duration::from_secs(2);
 
 pub(crate) struct Stdio {
@@ -89,11 +87,15 @@ impl Stdio {
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
             let mut line = Vec::new();
+            let mut oversized = false;
             loop {
                 line.clear();
-                match (&mut reader).take(LINE_LIMIT as u64).read_until(b'\n', &mut line).await {
+                match (&mut reader).take(super::MESSAGE_LIMIT as u64).read_until(b'\n', &mut line).await {
                     Ok(0) | Err(_) => break,
-                    Ok(_) if line.last() != Some(&b'\n') && line.len() >= LINE_LIMIT => break,
+                    Ok(_) if line.last() != Some(&b'\n') && line.len() >= super::MESSAGE_LIMIT => {
+                        oversized = true;
+                        break;
+                    }
                     Ok(_) => {}
                 }
                 // Lines that are not JSON (a server's stray logging) are skipped.
@@ -106,6 +108,7 @@ impl Stdio {
             }
             let status = tokio::time::timeout(Duration::from_secs(1), exit_watch.wait_for(Option::is_some)).await;
             let status = match status {
+                _ if oversized => super::too_large(),
                 Ok(Ok(s)) => format!("the server exited ({})", s.as_deref().unwrap_or_default()),
                 _ => "the server closed its output".to_owned(),
             };

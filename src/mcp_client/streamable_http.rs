@@ -6,7 +6,7 @@
 //! opened: tools need only request/response.
 
 use crate::sse::SseDecoder;
-use super::http::{self, BODY_LIMIT};
+use super::{MESSAGE_LIMIT, http, too_large};
 use super::jsonrpc::Rpc;
 use crate::mcp::Mcp;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
@@ -128,6 +128,9 @@ impl StreamableHttp {
                 Some(bytes) => parser.feed_events(bytes, &mut events),
                 None => parser.finish_events(&mut events),
             }
+            if parser.pending_bytes() > MESSAGE_LIMIT {
+                return Err(SendError::Failed(too_large()));
+            }
             for event in events.drain(..).filter(|e| e.is_message()) {
                 if let Ok(message) = serde_json::from_str::<Value>(&event.data) {
                     self.deliver(message);
@@ -165,8 +168,8 @@ async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, String
     let mut body = Vec::new();
     while let Some(chunk) = response.chunk().await.map_err(|e| crate::network::describe(&e))? {
         body.extend_from_slice(&chunk);
-        if body.len() > BODY_LIMIT {
-            return Err("the server's answer is too large".to_owned());
+        if body.len() > MESSAGE_LIMIT {
+            return Err(too_large());
         }
     }
     Ok(body)
