@@ -120,7 +120,8 @@ public:
     void run();
 
     // id, branchFromId, providerId, modelId, capabilityRequirement, messages, skills,
-    // mcps, prompts.
+    // mcps, prompts; and, only when not at their defaults, the extensions toolApproval,
+    // parallelToolCalls, maxToolRounds and responseSchema.
     Visindigo::Utility::JsonConfig toJson() const;
     // Returns whether an id was restored.
     bool fromJson(const Visindigo::Utility::JsonConfig& json);
