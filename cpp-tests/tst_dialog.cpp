@@ -142,6 +142,27 @@ private Q_SLOTS:
         QCOMPARE(dialog.findLastAssistantMessage(), 1);
     }
 
+    // A U+FEFF that starts a delta or a message is text: QString::fromUtf8 would drop it as a
+    // byte order mark, on the direct route and on the queued (packed) one.
+    void aLeadingU_FEFFIsKeptInDeltasAndMessages()
+    {
+        const QString bom(QChar(0xFEFF));
+        Dialog dialog;
+        QStringList deltas;
+        connect(&dialog, &Dialog::streamDelta, this, [&](const QString& d) { deltas << d; });
+        dialog.beginAssistantMessage();
+        dialog.appendDelta(bom + QStringLiteral("a")); // on the dialog's thread: at once
+        std::thread worker([&] { dialog.appendDelta(bom + bom + QStringLiteral("b")); }); // queued
+        worker.join();
+        QTRY_COMPARE(deltas.size(), 2);
+        QCOMPARE(deltas, (QStringList{bom + QStringLiteral("a"), bom + bom + QStringLiteral("b")}));
+        QCOMPARE(dialog.getStreamingContent(), bom + QStringLiteral("a") + bom + bom + QStringLiteral("b"));
+        dialog.endAssistantMessage();
+        QCOMPARE(dialog.getLastMessage().getContent(), bom + QStringLiteral("a") + bom + bom + QStringLiteral("b"));
+        dialog.appendMessage(Message::Role::User, bom);
+        QCOMPARE(dialog.getMessages().last().getContent(), bom);
+    }
+
     void endWithoutContentAppendsNothing()
     {
         Dialog dialog;

@@ -3,9 +3,11 @@
 // Visindigo::Utility::JsonConfig — every public member, the dot-path rules, the limits
 // that keep hostile input harmless, and the cost of a set on a large document.
 #include <Utility/JsonConfig.h>
+#include <Agent/Message.h>
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QMetaType>
 #include <QtCore/QRandomGenerator>
@@ -154,6 +156,7 @@ private slots:
     void validatorAgreesWithQtOnRandomMutations();
     void textIsCheckedAsItsUtf8Image();
     void largeTextIsCheckedWhileConverted();
+    void aByteOrderMarkAtTheStartOfAStringIsKept();
 };
 
 // =======================================================================================
@@ -1608,6 +1611,26 @@ void TestJsonConfig::validatorAgreesWithQtOnRandomMutations()
         ++checked;
     }
     QCOMPARE(checked, 60000);
+}
+
+// QJsonDocument drops a raw U+FEFF at the start of a string value (it keeps one anywhere
+// else); the source text the core reads keeps it. Both views must agree on the character.
+void TestJsonConfig::aByteOrderMarkAtTheStartOfAStringIsKept()
+{
+    const QString bom(QChar(0xFEFF));
+    const QByteArray text = QByteArrayLiteral("{\"a\":\"\xEF\xBB\xBFx\",\"b\":\"y\xEF\xBB\xBF\",\"c\":\"q\\\"\xEF\xBB\xBFz\"}");
+    QCOMPARE(QJsonDocument::fromJson(text).object().value("a").toString(), QStringLiteral("x")); // Qt's quirk
+    for (const JsonConfig& config : {JsonConfig::fromUtf8(text), JsonConfig::fromJson(QString::fromUtf8(text))}) {
+        QCOMPARE(config.getString(QStringLiteral("a")), bom + QStringLiteral("x"));
+        QCOMPARE(config.getString(QStringLiteral("b")), QStringLiteral("y") + bom);
+        QCOMPARE(config.getString(QStringLiteral("c")), QStringLiteral("q\"") + bom + QStringLiteral("z"));
+        QCOMPARE(config.sourceUtf8(), text); // what the core is handed
+    }
+    // Through the core and back: a message's content keeps the character.
+    Visindigo::Agent::Message message;
+    message.fromJson(JsonConfig::fromUtf8(QByteArrayLiteral("{\"role\":\"user\",\"content\":\"\xEF\xBB\xBFhi\"}")));
+    QCOMPARE(message.getContent(), bom + QStringLiteral("hi"));
+    QCOMPARE(message.toJson().getString(QStringLiteral("content")), bom + QStringLiteral("hi"));
 }
 
 QTEST_GUILESS_MAIN(TestJsonConfig)

@@ -155,7 +155,8 @@ void packText(DeliveryQueue& queue, DeliveryQueue::Kind kind, ViStr text)
         if (texts.capacity() < needed)
             texts.reserve(std::max(needed, 2 * texts.capacity()));
         texts.resize(needed);
-        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+        // ConvertInitialBom: a U+FEFF at the start of a delta is text, not a byte order mark.
+        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless | QStringDecoder::Flag::ConvertInitialBom);
         QChar* end = decoder.appendToBuffer(texts.data() + before, QByteArrayView(text.data, qsizetype(text.len)));
         texts.truncate(end - texts.constData());
     }

@@ -39,6 +39,8 @@
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 
+#include <cstring>
+
 namespace Visindigo::Agent::Internal {
 
 // UTF-8 bytes of a QString (see toUtf8), alive as long as the holder.
@@ -59,6 +61,10 @@ inline QString toQString(ViStr v)
 {
     if (!v.data || v.len == 0)
         return QString();
+    // QString::fromUtf8 drops a byte order mark at the start; the core's text keeps every
+    // character (a U+FEFF a model wrote at the start of a delta, of a message).
+    if (v.len >= 3 && std::memcmp(v.data, "\xEF\xBB\xBF", 3) == 0)
+        return QChar(0xFEFF) + toQString(ViStr{v.data + 3, v.len - 3});
     return QString::fromUtf8(v.data, qsizetype(v.len));
 }
 

@@ -94,10 +94,24 @@ QJsonValue rootOf(const QJsonDocument& document)
     return emptyObject();
 }
 
+// Qt's parser drops a raw U+FEFF at the start of a string value ("\xEF\xBB\xBFx" reads as
+// "x") though it keeps one anywhere else and keeps the escape; the core reads the text as
+// written. So a quote followed by a raw U+FEFF is given to Qt with the character escaped:
+// after an opening quote that keeps it, inside a string (after an escaped quote) it reads
+// the same either way.
+QByteArray withLeadingBomsEscaped(const QByteArray& text)
+{
+    static const QByteArray quoteBom = QByteArrayLiteral("\"\xEF\xBB\xBF");
+    if (!text.contains(quoteBom))
+        return text;
+    QByteArray escaped = text;
+    return escaped.replace(quoteBom, QByteArrayLiteral("\"\\uFEFF"));
+}
+
 QJsonValue parseUtf8(const QByteArray& text, QJsonParseError* error)
 {
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(text, &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(withLeadingBomsEscaped(text), &parseError);
     if (error)
         *error = parseError;
     if (parseError.error != QJsonParseError::NoError)
