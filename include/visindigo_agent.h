@@ -607,6 +607,7 @@ ViStatus vi_dialog_stop(const struct ViDialog *dialog);
 // false).
 ViStatus vi_dialog_set_tool_approval(const struct ViDialog *dialog, bool on);
 
+// Whether tool calls wait for approval (false by default; false for NULL).
 bool vi_dialog_tool_approval(const struct ViDialog *dialog);
 
 // Runs the waiting call `call_id`. Any thread. `VI_STATUS_NOT_FOUND` when no call of the
@@ -627,12 +628,14 @@ ViStatus vi_dialog_reject_tool_call(const struct ViDialog *dialog,
 // Whether the calls of one answer start together (SPEC §H.3.5; default true).
 ViStatus vi_dialog_set_parallel_tool_calls(const struct ViDialog *dialog, bool on);
 
+// Whether the calls of one answer start together (true by default; false for NULL).
 bool vi_dialog_parallel_tool_calls(const struct ViDialog *dialog);
 
 // How many answers with tool calls a run follows with another round (SPEC §H.3.6; default
 // 8; a negative count is 0).
 ViStatus vi_dialog_set_max_tool_rounds(const struct ViDialog *dialog, int32_t rounds);
 
+// The tool-round limit (8 by default; 0 for NULL).
 int32_t vi_dialog_max_tool_rounds(const struct ViDialog *dialog);
 
 // Asks every answer to match `schema` (JSON Schema object text) under `name`, in the API's

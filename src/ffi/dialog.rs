@@ -452,6 +452,7 @@ pub unsafe extern "C" fn vi_dialog_set_tool_approval(dialog: *const ViDialog, on
     unsafe { with(dialog, "vi_dialog_set_tool_approval", |d| d.set_tool_approval(on)) }
 }
 
+/// Whether tool calls wait for approval (false by default; false for NULL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_dialog_tool_approval(dialog: *const ViDialog) -> bool {
     unsafe { access::get("vi_dialog_tool_approval", dialog, Dialog::tool_approval) }
@@ -493,6 +494,7 @@ pub unsafe extern "C" fn vi_dialog_set_parallel_tool_calls(dialog: *const ViDial
     unsafe { with(dialog, "vi_dialog_set_parallel_tool_calls", |d| d.set_parallel_tool_calls(on)) }
 }
 
+/// Whether the calls of one answer start together (true by default; false for NULL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_dialog_parallel_tool_calls(dialog: *const ViDialog) -> bool {
     unsafe { access::get("vi_dialog_parallel_tool_calls", dialog, Dialog::parallel_tool_calls) }
@@ -505,6 +507,7 @@ pub unsafe extern "C" fn vi_dialog_set_max_tool_rounds(dialog: *const ViDialog, 
     unsafe { with(dialog, "vi_dialog_set_max_tool_rounds", |d| d.set_max_tool_rounds(rounds)) }
 }
 
+/// The tool-round limit (8 by default; 0 for NULL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_dialog_max_tool_rounds(dialog: *const ViDialog) -> i32 {
     unsafe { access::get("vi_dialog_max_tool_rounds", dialog, Dialog::max_tool_rounds) }
