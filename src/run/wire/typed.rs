@@ -7,8 +7,9 @@
 use crate::run::scan::{self, Scanner};
 use std::borrow::Cow;
 
-/// The fields a delta event may need. A string field that is not a string reads as absent, as
-/// `Value::as_str` reads it; an index that is not an integer (as `Value::as_i64` reads it) too.
+/// The fields a delta event may need; every other member is skipped. A string field that is
+/// not a string reads as absent, as `Value::as_str` reads it; an index that is not an integer
+/// (as `Value::as_i64` reads it) too.
 #[derive(Default)]
 pub struct Typed<'a> {
     pub kind: Option<Cow<'a, str>>,
@@ -24,8 +25,6 @@ pub struct Typed<'a> {
     pub delta_thinking: Option<Cow<'a, str>>,
     pub delta_signature: Option<Cow<'a, str>>,
     pub delta_partial_json: Option<Cow<'a, str>>,
-    /// Any other member was present: the event is not for the fast path.
-    pub other: bool,
 }
 
 /// Reads `data` when it is a JSON object; None when it is not (the tree reader decides).
@@ -65,12 +64,9 @@ impl<'a> Typed<'a> {
                     _ => s.skip()?,
                 }
             }
-            // What the fast path never needs (ids, sequence numbers, logprobs …).
-            "item_id" | "sequence_number" | "content_index" | "summary_index" | "logprobs" | "obfuscation" => s.skip()?,
-            _ => {
-                self.other = true;
-                s.skip()?;
-            }
+            // What the fast path never needs: ids, sequence numbers, and the `item`,
+            // `response` … that only events for the tree reader carry.
+            _ => s.skip()?,
         }
         Ok(())
     }
@@ -96,13 +92,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_delta_fields_and_notes_the_rest() {
+    fn reads_the_delta_fields_and_skips_the_rest() {
         let t = read(r#"{"type":"response.output_text.delta","item_id":"m","output_index":1,"content_index":0,"delta":"Hi"}"#).unwrap();
-        assert_eq!((t.kind.as_deref(), t.output_index, t.delta.as_deref(), t.other), (Some("response.output_text.delta"), Some(1), Some("Hi"), false));
+        assert_eq!((t.kind.as_deref(), t.output_index, t.delta.as_deref()), (Some("response.output_text.delta"), Some(1), Some("Hi")));
         let t = read(r#"{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"a\nb"}}"#).unwrap();
         assert_eq!((t.index, t.delta_kind.as_deref(), t.delta_text.as_deref()), (Some(2), Some("text_delta"), Some("a\nb")));
         let t = read(r#"{"type":"x","index":1.0,"delta":5,"item":{}}"#).unwrap();
-        assert_eq!((t.index, t.delta.as_deref(), t.other), (None, None, true));
+        assert_eq!((t.index, t.delta.as_deref(), t.kind.as_deref()), (None, None, Some("x")));
         assert!(read("[1]").is_none());
         assert!(read(r#"{"type":"x""#).is_none());
     }
