@@ -61,6 +61,34 @@ static void on_event(void* user_data, const ViEvent* events, size_t count)
         on_one_event(user_data, &events[i]);
 }
 
+/* The Center's dialog list events, as a string of letters: a(dded), r(emoved), R(eset). */
+struct center_log {
+    char kinds[16];
+    size_t count;
+    int released;
+};
+
+static void on_center_event(void* user_data, const ViCenterEvent* events, size_t count)
+{
+    struct center_log* log = user_data;
+    for (size_t i = 0; i < count && log->count + 1 < sizeof log->kinds; ++i) {
+        char kind = events[i].kind == VI_CENTER_EVENT_KIND_DIALOG_ADDED     ? 'a'
+                    : events[i].kind == VI_CENTER_EVENT_KIND_DIALOG_REMOVED ? 'r'
+                    : events[i].kind == VI_CENTER_EVENT_KIND_DIALOGS_RESET  ? 'R'
+                                                                            : '?';
+        /* An added or removed event names its dialog; a reset names none. */
+        if ((kind == 'R') != (events[i].dialog_id.len == 0))
+            kind = '!';
+        log->kinds[log->count++] = kind;
+        log->kinds[log->count] = '\0';
+    }
+}
+
+static void on_center_release(void* user_data)
+{
+    ((struct center_log*)user_data)->released++;
+}
+
 int main(void)
 {
     ViCenter* center = NULL;
@@ -121,11 +149,34 @@ int main(void)
         CHECK(vi_center_to_json(center, &saved) == VI_STATUS_OK);
         text = vi_string_view(saved);
         bool replaced = false;
+        struct center_log log;
+        ViDialog* added = NULL;
+        ViDialog* cloned = NULL;
+        memset(&log, 0, sizeof log);
         CHECK(vi_center_new(&copy) == VI_STATUS_OK);
+        CHECK(vi_center_set_event_callback(copy, on_center_event, &log, on_center_release) == VI_STATUS_OK);
         CHECK(vi_center_from_json(copy, text.data, text.len, &replaced) == VI_STATUS_OK && replaced);
         CHECK(vi_center_dialog_ids(copy, &owned) == VI_STATUS_OK);
         CHECK(vi_string_view(owned).len == 36 + 4); /* ["<uuid>"] */
         vi_string_free(owned);
+
+        /* The dialog list's events: reset, created, cloned, removed twice (told once). */
+        CHECK(vi_center_create_dialog(copy, &added) == VI_STATUS_OK);
+        CHECK(vi_dialog_id(added, &owned) == VI_STATUS_OK);
+        CHECK(vi_center_clone_dialog(copy, vi_string_view(owned).data, vi_string_view(owned).len, &cloned) == VI_STATUS_OK);
+        vi_string_free(owned);
+        CHECK(vi_dialog_id(cloned, &owned) == VI_STATUS_OK);
+        CHECK(vi_center_remove_dialog(copy, vi_string_view(owned).data, vi_string_view(owned).len) == VI_STATUS_OK);
+        CHECK(vi_center_remove_dialog(copy, vi_string_view(owned).data, vi_string_view(owned).len) == VI_STATUS_OK);
+        vi_string_free(owned);
+        CHECK(strcmp(log.kinds, "Raar") == 0);
+        CHECK(vi_center_set_event_callback(NULL, on_center_event, &log, on_center_release) == VI_STATUS_OK);
+        CHECK(vi_center_set_event_callback(NULL, NULL, NULL, NULL) == VI_STATUS_OK);
+        CHECK(log.released == 1); /* the global Center's, released when cleared */
+        CHECK(vi_center_set_event_callback(copy, NULL, NULL, NULL) == VI_STATUS_OK);
+        CHECK(log.released == 2);
+        vi_dialog_free(cloned);
+        vi_dialog_free(added);
         vi_string_free(saved);
         vi_center_free(copy);
     }

@@ -93,6 +93,28 @@ typedef uint32_t ViStatus;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
+// What changed in a Center's list of dialogs (extension, SPEC §H.5.2).
+enum ViCenterEventKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  // Dialog `dialog_id` was registered (created, restored, cloned, branched for regenerate).
+  VI_CENTER_EVENT_KIND_DIALOG_ADDED = 1,
+  // Dialog `dialog_id` was unregistered: removed, or replaced by one restored under the same
+  // id (`DialogAdded` of that id follows in the same batch).
+  VI_CENTER_EVENT_KIND_DIALOG_REMOVED = 2,
+  // `vi_center_from_json` replaced every dialog (`dialog_id` empty): read the list again.
+  VI_CENTER_EVENT_KIND_DIALOGS_RESET = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum ViCenterEventKind ViCenterEventKind;
+#else
+typedef uint32_t ViCenterEventKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
 // Which signal an event stands for.
 enum ViEventKind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -188,6 +210,25 @@ typedef struct ViStr {
   size_t len;
 } ViStr;
 
+// One Center event; `dialog_id` lives only during the callback.
+typedef struct ViCenterEvent {
+  ViCenterEventKind kind;
+  struct ViStr dialog_id;
+} ViCenterEvent;
+
+// Receives a Center's events as batches, `events[0..count]` (`count` ≥ 1) being those of one
+// change, in the order the changes happened. Fires on the thread that made the change —
+// unless another thread is delivering this Center's events at that moment: then that one
+// delivers them, after its own. Never called with a library lock held, so it may call back
+// into the Center (e.g. `vi_center_get_dialog`); it must not throw or unwind.
+typedef void (*ViCenterEventCallback)(void *user_data,
+                                      const struct ViCenterEvent *events,
+                                      size_t count);
+
+// Releases a callback's `user_data` once no call through it can happen any more (the
+// callback was replaced or its owner destroyed). Any thread.
+typedef void (*ViUserDataDestroy)(void *user_data);
+
 // One event. Every view lives only during the callback; fields that do not apply to the
 // kind are empty (and `index` is -1).
 typedef struct ViEvent {
@@ -219,10 +260,6 @@ typedef struct ViEvent {
 // back into the dialog; it must not throw or unwind, and must not block for long (the library
 // thread serves every dialog).
 typedef void (*ViEventCallback)(void *user_data, const struct ViEvent *events, size_t count);
-
-// Releases an event callback's `user_data` once no call through it can happen any more (the
-// callback was replaced or the dialog destroyed). Any thread.
-typedef void (*ViUserDataDestroy)(void *user_data);
 
 // Starts a call of the host's function. Fires on a library thread; must not block for long
 // and must not throw or unwind. `context` is the `user_data` of the event callback of the
@@ -365,6 +402,15 @@ ViStatus vi_center_get_function(const struct ViCenter *center,
 
 // Every function id, sorted, as JSON array text (owned).
 ViStatus vi_center_function_ids(const struct ViCenter *center, struct ViString **json_out);
+
+// Sets (or, with a NULL `callback`, clears) the callback told of dialogs registered and
+// unregistered (extension, SPEC §H.5.2). One per Center: the Qt layer sets the global
+// Center's. The previous `user_data` is released through its `destroy` once no call through
+// it is in flight (also when this fails).
+ViStatus vi_center_set_event_callback(const struct ViCenter *center,
+                                      ViCenterEventCallback callback,
+                                      void *user_data,
+                                      ViUserDataDestroy destroy);
 
 // A new dialog registered in the Center; `*dialog_out` is a reference to it (free with
 // `vi_dialog_free`, which does not unregister it).

@@ -4,11 +4,13 @@
 
 use crate::{
     dialog::{Dialog, DialogOut},
+    event::{CenterEvent, CenterSink},
     function::Function,
     json,
     persist::CenterDoc,
     mcp::Mcp,
     model::Model,
+    outbox::Outbox,
     prompt::Prompt,
     provider::Provider,
     skill::Skill,
@@ -19,12 +21,19 @@ use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 #[derive(Clone)]
 pub struct Center {
-    shared: Arc<RwLock<State>>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: RwLock<State>,
+    sink: RwLock<Option<Arc<dyn CenterSink>>>,
+    /// The registry's events, queued under `state`'s write lock (see `outbox.rs`).
+    outbox: Outbox<CenterEvent>,
 }
 
 /// A Center that does not keep it alive (dialogs point back at their Center this way).
 #[derive(Clone)]
-pub struct WeakCenter(Weak<RwLock<State>>);
+pub struct WeakCenter(Weak<Shared>);
 
 impl WeakCenter {
     pub fn upgrade(&self) -> Option<Center> {
@@ -80,7 +89,13 @@ fn insert<T>(map: &mut BTreeMap<String, T>, key: &str, value: T) -> Option<T> {
 
 impl Center {
     pub fn new() -> Center {
-        Center { shared: Arc::new(RwLock::new(State::default())) }
+        Center {
+            shared: Arc::new(Shared {
+                state: RwLock::new(State::default()),
+                sink: RwLock::new(None),
+                outbox: Outbox::default(),
+            }),
+        }
     }
 
     /// The process-wide instance (`Center::getInstance()`).
@@ -98,11 +113,26 @@ impl Center {
     }
 
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, State> {
-        self.shared.read().unwrap_or_else(|e| e.into_inner())
+        self.shared.state.read().unwrap_or_else(|e| e.into_inner())
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, State> {
-        self.shared.write().unwrap_or_else(|e| e.into_inner())
+        self.shared.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Replaces the receiver of the registry's events; the previous one is dropped once no
+    /// event is being delivered through it.
+    pub fn set_sink(&self, sink: Option<Arc<dyn CenterSink>>) {
+        *self.shared.sink.write().unwrap_or_else(|e| e.into_inner()) = sink;
+    }
+
+    fn deliver(&self) {
+        self.shared.outbox.deliver(|batch| {
+            let sink = self.shared.sink.read().unwrap_or_else(|e| e.into_inner()).clone();
+            if let Some(sink) = sink {
+                sink.emit(batch);
+            }
+        });
     }
 
     // --- models ----------------------------------------------------------------------------
@@ -274,10 +304,24 @@ impl Center {
     /// Registers `dialog` under its id, replacing (and aborting) any dialog with that id.
     fn register_dialog(&self, dialog: Dialog) {
         let id = dialog.id();
-        let replaced = insert(&mut self.write().dialogs, &id, dialog);
+        if id.is_empty() {
+            return;
+        }
+        let replaced = {
+            let mut s = self.write();
+            let replaced = s.dialogs.insert(id.clone(), dialog);
+            let mut events = Vec::with_capacity(2);
+            if replaced.is_some() {
+                events.push(CenterEvent::DialogRemoved(id.clone()));
+            }
+            events.push(CenterEvent::DialogAdded(id));
+            self.shared.outbox.push(events);
+            replaced
+        };
         if let Some(old) = replaced {
             old.abort();
         }
+        self.deliver();
     }
 
     /// A dialog read from `json`, registered under its id; a dialog with the same id is
@@ -295,9 +339,17 @@ impl Center {
 
     /// Unregisters the dialog and aborts its run.
     pub fn remove_dialog(&self, id: &str) {
-        let removed = self.write().dialogs.remove(id);
+        let removed = {
+            let mut s = self.write();
+            let removed = s.dialogs.remove(id);
+            if removed.is_some() {
+                self.shared.outbox.push(vec![CenterEvent::DialogRemoved(id.to_owned())]);
+            }
+            removed
+        };
         if let Some(dialog) = removed {
             dialog.abort();
+            self.deliver();
         }
     }
 
@@ -446,12 +498,14 @@ impl Center {
             let mut s = self.write();
             next.functions = std::mem::take(&mut s.functions);
             let old = std::mem::replace(&mut *s, next);
+            self.shared.outbox.push(vec![CenterEvent::DialogsReset]);
             (old.dialogs, old.mcps)
         };
         crate::mcp_client::retire_missing(old_mcps.values(), &new_mcps);
         for dialog in old_dialogs.values() {
             dialog.abort();
         }
+        self.deliver();
     }
 }
 
@@ -664,5 +718,87 @@ mod tests {
         for depth in [127, 128, 129, 1000] {
             same_by_both_paths(&format!("{{\"x\":{}{}}}", "[".repeat(depth), "]".repeat(depth)));
         }
+    }
+
+    /// Records the Center's events, batch by batch.
+    #[derive(Default)]
+    struct Watcher(std::sync::Mutex<Vec<Vec<CenterEvent>>>);
+    impl CenterSink for Watcher {
+        fn emit(&self, events: &[CenterEvent]) {
+            self.0.lock().unwrap().push(events.to_vec());
+        }
+    }
+    impl Watcher {
+        fn take(&self) -> Vec<Vec<CenterEvent>> {
+            std::mem::take(&mut self.0.lock().unwrap())
+        }
+    }
+
+    #[test]
+    fn every_change_of_the_dialog_list_is_told_once_in_order() {
+        use CenterEvent::*;
+        let c = Center::new();
+        let w = Arc::new(Watcher::default());
+        c.set_sink(Some(w.clone()));
+        let a = c.create_dialog();
+        let b = c.clone_dialog(&a.id()).unwrap();
+        let r = c.branch_for_regenerate(&a.id()).unwrap();
+        assert_eq!(w.take(), vec![vec![DialogAdded(a.id())], vec![DialogAdded(b.id())], vec![DialogAdded(r.id())]]);
+
+        // Restoring over an existing id replaces it: removed and added in one batch.
+        let saved = a.to_json();
+        let restored = c.restore_dialog(saved.as_object().unwrap());
+        assert_eq!(restored.id(), a.id());
+        assert_eq!(w.take(), vec![vec![DialogRemoved(a.id()), DialogAdded(a.id())]]);
+
+        c.remove_dialog(&b.id());
+        c.remove_dialog(&b.id()); // unknown now: nothing to tell
+        c.remove_dialog("no such dialog");
+        assert_eq!(w.take(), vec![vec![DialogRemoved(b.id())]]);
+
+        assert!(c.from_json(json!({"dialogs": [{"id": "x"}]}).as_object().unwrap()));
+        assert!(!c.from_json(&Map::new())); // an empty object changes nothing
+        assert_eq!(w.take(), vec![vec![DialogsReset]]);
+
+        // Other registries are not the dialog list.
+        c.add_model(valid_model("m"));
+        c.set_sink(None);
+        c.create_dialog();
+        assert_eq!(w.take(), Vec::<Vec<CenterEvent>>::new());
+    }
+
+    /// A sink that changes the registry from inside its callback sees that change after the
+    /// one it is being told of, and nothing deadlocks.
+    #[test]
+    fn a_sink_that_calls_back_in_sees_its_own_change_next() {
+        struct Echo {
+            center: Center,
+            seen: std::sync::Mutex<Vec<CenterEvent>>,
+        }
+        impl CenterSink for Echo {
+            fn emit(&self, events: &[CenterEvent]) {
+                let mut created = None;
+                for e in events {
+                    self.seen.lock().unwrap().push(e.clone());
+                    if let CenterEvent::DialogAdded(id) = e {
+                        if self.center.dialog_ids().len() < 2 {
+                            assert!(self.center.dialog(id).is_some(), "registered before it is told");
+                            created = Some(self.center.create_dialog().id());
+                        }
+                    }
+                }
+                if let Some(id) = created {
+                    assert!(!self.seen.lock().unwrap().contains(&CenterEvent::DialogAdded(id)), "told after this batch");
+                }
+            }
+        }
+        let c = Center::new();
+        let echo = Arc::new(Echo { center: c.clone(), seen: Default::default() });
+        c.set_sink(Some(echo.clone()));
+        let first = c.create_dialog().id();
+        let seen = echo.seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0], CenterEvent::DialogAdded(first));
+        c.set_sink(None); // break the cycle center → sink → center
     }
 }

@@ -2,9 +2,9 @@
 //! functions, the streaming buffers, and the state of its run.
 //!
 //! Shared by handle: clones of a `Dialog` are the same conversation. Every change happens under
-//! one lock and queues its events in the outbox under that lock, so events reach the sink in
-//! the order the changes happened, whichever threads made them; they are delivered after the
-//! lock is released, so a sink may call back in. The dialog's state is private to this module:
+//! one lock and queues its events in the outbox (`outbox.rs`) under that lock, so events reach
+//! the sink in the order the changes happened, whichever threads made them; they are delivered
+//! after the lock is released, so a sink may call back in. The dialog's state is private to this module:
 //! the run loop (`crate::run`) changes it only through the transitions of `transitions.rs`.
 
 mod transitions;
@@ -20,12 +20,13 @@ use crate::{
     mcp::Mcp,
     message::{Message, Role},
     model::capability,
+    outbox::Outbox,
     prompt::Prompt,
     skill::Skill,
     text::Text,
 };
 use serde_json::{Map, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use tokio_util::sync::CancellationToken;
@@ -49,7 +50,7 @@ struct Shared {
     state: Mutex<State>,
     sink: RwLock<Option<Sink>>,
     /// Events produced under `state`'s lock and not yet delivered, oldest first.
-    outbox: Mutex<Outbox>,
+    outbox: Outbox<Event>,
     /// Mirrors `State::revision` so that hosts can check for changes without the lock.
     revision: AtomicU64,
     center: WeakCenter,
@@ -61,13 +62,6 @@ struct Shared {
 struct Sink {
     receiver: Arc<dyn EventSink>,
     context: HostToken,
-}
-
-#[derive(Default)]
-struct Outbox {
-    batches: VecDeque<Vec<Event>>,
-    /// A thread is delivering batches now; others leave theirs to it, keeping the order.
-    delivering: bool,
 }
 
 /// The run in progress on a dialog: which run it is, how to stop it, and the tool calls of
@@ -233,7 +227,7 @@ impl Dialog {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::new()),
                 sink: RwLock::new(None),
-                outbox: Mutex::new(Outbox::default()),
+                outbox: Outbox::default(),
                 revision: AtomicU64::new(0),
                 center: center.downgrade(),
             }),
@@ -283,9 +277,7 @@ impl Dialog {
             let mut state = self.lock();
             let result = change(&mut state, &mut events);
             self.shared.revision.store(state.revision, Ordering::Release);
-            if !events.is_empty() {
-                self.outbox().batches.push_back(events);
-            }
+            self.shared.outbox.push(events);
             result
         };
         self.deliver();
@@ -294,52 +286,16 @@ impl Dialog {
 
     /// Queues events that belong to no change of the state (early run failures).
     fn emit_all(&self, events: Vec<Event>) {
-        if !events.is_empty() {
-            self.outbox().batches.push_back(events);
-            self.deliver();
-        }
+        self.shared.outbox.push(events);
+        self.deliver();
     }
 
-    fn outbox(&self) -> MutexGuard<'_, Outbox> {
-        self.shared.outbox.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Delivers the queued batches in order, unless another call is already doing so (another
-    /// thread, or a sink that called back in): that one delivers ours after its own.
     fn deliver(&self) {
-        /// Clears `delivering` when a sink unwinds, so the next change delivers again.
-        struct OnUnwind<'a>(&'a Dialog);
-        impl Drop for OnUnwind<'_> {
-            fn drop(&mut self) {
-                self.0.outbox().delivering = false;
-            }
-        }
-        {
-            let mut outbox = self.outbox();
-            if outbox.delivering || outbox.batches.is_empty() {
-                return;
-            }
-            outbox.delivering = true;
-        }
-        let on_unwind = OnUnwind(self);
-        loop {
-            let batch = {
-                let mut outbox = self.outbox();
-                match outbox.batches.pop_front() {
-                    Some(batch) => batch,
-                    None => {
-                        // Under the same lock that found the queue empty: a batch queued
-                        // after this sees `delivering == false` and delivers itself.
-                        outbox.delivering = false;
-                        break;
-                    }
-                }
-            };
+        self.shared.outbox.deliver(|batch| {
             if let Some(sink) = self.sink() {
-                sink.receiver.emit(&batch);
+                sink.receiver.emit(batch);
             }
-        }
-        std::mem::forget(on_unwind);
+        });
     }
 
     fn read<R>(&self, f: impl FnOnce(&State) -> R) -> R {

@@ -37,3 +37,23 @@ pub trait EventSink: Send + Sync + 'static {
     /// `events` is never empty.
     fn emit(&self, events: &[Event]);
 }
+
+/// What a Center tells its host about its dialogs (extension, SPEC §H.5.2), so that a list of
+/// conversations stays live whoever changes the registry (the Qt layer, the C ABI, a clone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CenterEvent {
+    /// A dialog was registered (created, restored, cloned, branched for regenerate).
+    DialogAdded(String),
+    /// A dialog was unregistered: removed, or replaced by one restored under the same id
+    /// (then `DialogAdded` of that id follows in the same batch).
+    DialogRemoved(String),
+    /// `from_json` replaced every dialog: read the list again.
+    DialogsReset,
+}
+
+/// Receives a Center's events in the order of the changes, a batch per change, on the thread
+/// that made the change (or the one delivering at that moment), never with a lock held.
+pub trait CenterSink: Send + Sync + 'static {
+    /// `events` is never empty.
+    fn emit(&self, events: &[CenterEvent]);
+}

@@ -4,6 +4,7 @@
 
 use super::boundary::{self, Failure};
 use super::dialog::{ViDialog, json_array};
+use super::event::{CCenterSink, ViCenterEventCallback};
 use super::function::{ViFunction, host_user_data};
 use super::handle::{Handle, access, impl_handle};
 use super::mcp::ViMcp;
@@ -13,8 +14,10 @@ use super::provider::ViProvider;
 use super::skill::ViSkill;
 use super::status::ViStatus;
 use super::string::{self, ViString};
+use super::user_data::ViUserDataDestroy;
 use crate::center::Center;
 use std::ffi::{c_char, c_void};
+use std::sync::Arc;
 
 /// A registry (opaque).
 pub struct ViCenter {
@@ -243,6 +246,24 @@ pub unsafe extern "C" fn vi_center_get_function(center: *const ViCenter, id: *co
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_center_function_ids(center: *const ViCenter, json_out: *mut *mut ViString) -> ViStatus {
     unsafe { list("vi_center_function_ids", center, json_out, |c| serde_json::json!(c.function_ids()).to_string()) }
+}
+
+/// Sets (or, with a NULL `callback`, clears) the callback told of dialogs registered and
+/// unregistered (extension, SPEC §H.5.2). One per Center: the Qt layer sets the global
+/// Center's. The previous `user_data` is released through its `destroy` once no call through
+/// it is in flight (also when this fails).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_center_set_event_callback(
+    center: *const ViCenter,
+    callback: ViCenterEventCallback,
+    user_data: *mut c_void,
+    destroy: ViUserDataDestroy,
+) -> ViStatus {
+    boundary::status("vi_center_set_event_callback", || {
+        let sink = callback.map(|cb| Arc::new(CCenterSink::new(cb, user_data, destroy)) as Arc<dyn crate::CenterSink>);
+        unsafe { resolve(center) }?.set_sink(sink);
+        Ok(())
+    })
 }
 
 /// A new dialog registered in the Center; `*dialog_out` is a reference to it (free with

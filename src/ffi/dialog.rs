@@ -4,7 +4,8 @@
 
 use super::boundary::{self, Failure};
 use super::center::{ViCenter, resolve};
-use super::event::{CEventSink, ViEventCallback, ViUserDataDestroy};
+use super::event::{CEventSink, ViEventCallback};
+use super::user_data::ViUserDataDestroy;
 use super::function::{ViFunction, host_user_data};
 use super::handle::{Handle, access, impl_handle};
 use super::mcp::ViMcp;

@@ -1,8 +1,10 @@
-//! Dialog events for C: one callback per dialog, called with batches of `ViEvent`s, one per Qt
-//! signal.
+//! Events for C: one callback per dialog, called with batches of `ViEvent`s, one per Qt
+//! signal; and one per Center, called with batches of `ViCenterEvent`s (its dialogs coming and
+//! going).
 
 use super::string::ViStr;
-use crate::event::{Event, EventSink};
+use super::user_data::{UserData, ViUserDataDestroy};
+use crate::event::{CenterEvent, CenterSink, Event, EventSink};
 use std::ffi::c_void;
 
 /// Which signal an event stands for.
@@ -75,20 +77,12 @@ pub struct ViEvent {
 /// thread serves every dialog).
 pub type ViEventCallback = Option<unsafe extern "C" fn(user_data: *mut c_void, events: *const ViEvent, count: usize)>;
 
-/// Releases an event callback's `user_data` once no call through it can happen any more (the
-/// callback was replaced or the dialog destroyed). Any thread.
-pub type ViUserDataDestroy = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
-
+// SAFETY (for the sinks below): the callback contracts (header) require the callbacks to be
+// callable from any thread.
 pub(crate) struct CEventSink {
     callback: unsafe extern "C" fn(*mut c_void, *const ViEvent, usize),
-    user_data: *mut c_void,
-    destroy: ViUserDataDestroy,
+    user_data: UserData,
 }
-
-// SAFETY: the callback contract (header) requires it to be callable from any thread.
-unsafe impl Send for CEventSink {}
-// SAFETY: as above; the library never touches `user_data` itself.
-unsafe impl Sync for CEventSink {}
 
 impl CEventSink {
     pub fn new(
@@ -96,16 +90,15 @@ impl CEventSink {
         user_data: *mut c_void,
         destroy: ViUserDataDestroy,
     ) -> CEventSink {
-        CEventSink { callback, user_data, destroy }
+        CEventSink { callback, user_data: UserData::new(user_data, destroy) }
     }
-
 }
 
 impl EventSink for CEventSink {
     fn emit(&self, events: &[Event]) {
         let batch: Vec<ViEvent> = events.iter().map(ViEvent::of).collect();
         // SAFETY: per the callback contract; the array and its views outlive the call.
-        unsafe { (self.callback)(self.user_data, batch.as_ptr(), batch.len()) };
+        unsafe { (self.callback)(self.user_data.pointer(), batch.as_ptr(), batch.len()) };
     }
 }
 
@@ -170,11 +163,66 @@ impl ViEvent {
     }
 }
 
-impl Drop for CEventSink {
-    fn drop(&mut self) {
-        if let Some(destroy) = self.destroy {
-            // SAFETY: per the contract, once, after the last call.
-            unsafe { destroy(self.user_data) };
-        }
+/// What changed in a Center's list of dialogs (extension, SPEC §H.5.2).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViCenterEventKind {
+    /// Dialog `dialog_id` was registered (created, restored, cloned, branched for regenerate).
+    DialogAdded = 1,
+    /// Dialog `dialog_id` was unregistered: removed, or replaced by one restored under the same
+    /// id (`DialogAdded` of that id follows in the same batch).
+    DialogRemoved = 2,
+    /// `vi_center_from_json` replaced every dialog (`dialog_id` empty): read the list again.
+    DialogsReset = 3,
+}
+
+/// One Center event; `dialog_id` lives only during the callback.
+#[repr(C)]
+pub struct ViCenterEvent {
+    pub kind: ViCenterEventKind,
+    pub dialog_id: ViStr,
+}
+
+/// Receives a Center's events as batches, `events[0..count]` (`count` ≥ 1) being those of one
+/// change, in the order the changes happened. Fires on the thread that made the change —
+/// unless another thread is delivering this Center's events at that moment: then that one
+/// delivers them, after its own. Never called with a library lock held, so it may call back
+/// into the Center (e.g. `vi_center_get_dialog`); it must not throw or unwind.
+pub type ViCenterEventCallback =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, events: *const ViCenterEvent, count: usize)>;
+
+pub(crate) struct CCenterSink {
+    callback: unsafe extern "C" fn(*mut c_void, *const ViCenterEvent, usize),
+    user_data: UserData,
+}
+
+impl CCenterSink {
+    pub fn new(
+        callback: unsafe extern "C" fn(*mut c_void, *const ViCenterEvent, usize),
+        user_data: *mut c_void,
+        destroy: ViUserDataDestroy,
+    ) -> CCenterSink {
+        CCenterSink { callback, user_data: UserData::new(user_data, destroy) }
+    }
+}
+
+impl CenterSink for CCenterSink {
+    fn emit(&self, events: &[CenterEvent]) {
+        let batch: Vec<ViCenterEvent> = events
+            .iter()
+            .map(|event| match event {
+                CenterEvent::DialogAdded(id) => {
+                    ViCenterEvent { kind: ViCenterEventKind::DialogAdded, dialog_id: ViStr::of(id) }
+                }
+                CenterEvent::DialogRemoved(id) => {
+                    ViCenterEvent { kind: ViCenterEventKind::DialogRemoved, dialog_id: ViStr::of(id) }
+                }
+                CenterEvent::DialogsReset => {
+                    ViCenterEvent { kind: ViCenterEventKind::DialogsReset, dialog_id: ViStr::default() }
+                }
+            })
+            .collect();
+        // SAFETY: per the callback contract; the array and its views outlive the call.
+        unsafe { (self.callback)(self.user_data.pointer(), batch.as_ptr(), batch.len()) };
     }
 }

@@ -22,6 +22,7 @@ pub mod provider;
 pub mod skill;
 pub mod status;
 pub mod string;
+pub mod user_data;
 pub mod version;
 
 #[cfg(test)]

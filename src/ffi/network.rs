@@ -3,10 +3,10 @@
 //! through `vi_network_settings_*`. Every setting applies from the next request on.
 
 use super::boundary;
-use super::event::ViUserDataDestroy;
 use super::handle::{Handle, impl_handle};
 use super::status::ViStatus;
 use super::string;
+use super::user_data::{UserData, ViUserDataDestroy};
 use crate::network::{HostNetwork, NetworkSettings, set_host_network, update_network_defaults};
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -27,31 +27,17 @@ impl_handle!(ViNetworkSettings => NetworkSettings, "the network settings");
 pub type ViNetworkConfigure =
     Option<unsafe extern "C" fn(user_data: *mut c_void, url: *const c_char, len: usize, settings: *mut ViNetworkSettings)>;
 
+// The hook's contract (header) requires it to be callable from any thread.
 struct CHostNetwork {
     configure: unsafe extern "C" fn(*mut c_void, *const c_char, usize, *mut ViNetworkSettings),
-    user_data: *mut c_void,
-    destroy: ViUserDataDestroy,
+    user_data: UserData,
 }
-
-// SAFETY: the hook's contract (header) requires it to be callable from any thread.
-unsafe impl Send for CHostNetwork {}
-// SAFETY: as above; the library never touches `user_data` itself.
-unsafe impl Sync for CHostNetwork {}
 
 impl HostNetwork for CHostNetwork {
     fn settings_for(&self, url: &str, answer: &mut NetworkSettings) {
         let settings = (answer as *mut NetworkSettings).cast::<ViNetworkSettings>();
         // SAFETY: per the hook's contract; `url` and `settings` outlive the call.
-        unsafe { (self.configure)(self.user_data, url.as_ptr().cast(), url.len(), settings) };
-    }
-}
-
-impl Drop for CHostNetwork {
-    fn drop(&mut self) {
-        if let Some(destroy) = self.destroy {
-            // SAFETY: per the contract, once, after the last call.
-            unsafe { destroy(self.user_data) };
-        }
+        unsafe { (self.configure)(self.user_data.pointer(), url.as_ptr().cast(), url.len(), settings) };
     }
 }
 
@@ -64,7 +50,7 @@ pub extern "C" fn vi_network_set_host_configuration(
     destroy: ViUserDataDestroy,
 ) -> ViStatus {
     boundary::status("vi_network_set_host_configuration", || {
-        let host = configure.map(|configure| Arc::new(CHostNetwork { configure, user_data, destroy }) as Arc<dyn HostNetwork>);
+        let host = configure.map(|configure| Arc::new(CHostNetwork { configure, user_data: UserData::new(user_data, destroy) }) as Arc<dyn HostNetwork>);
         set_host_network(host);
         Ok(())
     })
