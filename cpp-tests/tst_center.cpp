@@ -330,6 +330,43 @@ private Q_SLOTS:
         // Functions stay registered.
         QCOMPARE(center->getFunction(QStringLiteral("center_fn")), fn);
     }
+
+    // The dialog list signals (SPEC §H.5.2): queued to the Center's thread, one per change,
+    // in order; by then getDialog() finds the new dialog.
+    void dialogListSignals()
+    {
+        QCoreApplication::processEvents(); // the earlier tests' signals
+        QStringList log;
+        QStringList found;
+        const auto record = [&](const char* what) {
+            return [&log, &found, this, what](const QString& id) {
+                log << QLatin1String(what) + QLatin1Char(':') + id;
+                found << (center->getDialog(id) ? QStringLiteral("found") : QStringLiteral("gone"));
+            };
+        };
+        QMetaObject::Connection c1 = connect(center, &Center::dialogAdded, this, record("added"));
+        QMetaObject::Connection c2 = connect(center, &Center::dialogRemoved, this, record("removed"));
+        QMetaObject::Connection c3 = connect(center, &Center::dialogsReset, this, [&] { log << QStringLiteral("reset"); });
+        Dialog* a = center->createDialog();
+        const QString id = a->getId();
+        QVERIFY(log.isEmpty()); // not before the event loop runs
+        QTRY_COMPARE(log.size(), 1);
+        QCOMPARE(found, QStringList{QStringLiteral("found")});
+        Dialog* b = center->cloneDialog(id);
+        const QString bid = b->getId();
+        center->restoreDialog(a->toJson());
+        center->removeDialog(bid);
+        QVERIFY(center->fromJson(JsonConfig::fromJson(QStringLiteral(R"({"dialogs":[]})"))));
+        QTRY_COMPARE(log.size(), 6);
+        QCOMPARE(log, (QStringList{QStringLiteral("added:") + id, QStringLiteral("added:") + bid, QStringLiteral("removed:") + id,
+                                   QStringLiteral("added:") + id, QStringLiteral("removed:") + bid, QStringLiteral("reset")}));
+        // Delivered after the fromJson: every dialog is gone by then.
+        QCOMPARE(found, (QStringList{QStringLiteral("found"), QStringLiteral("gone"), QStringLiteral("gone"), QStringLiteral("gone"),
+                                     QStringLiteral("gone")}));
+        disconnect(c1);
+        disconnect(c2);
+        disconnect(c3);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCenter)

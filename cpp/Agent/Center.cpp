@@ -70,14 +70,37 @@ Center* Center::getInstance()
     return &instance;
 }
 
+// The core's dialog list events, re-emitted as the Center's signals on its own thread (queued
+// also from it: the wrapper of a new dialog is adopted only after the core call returns).
+static void onCenterEvents(void* userData, const ViCenterEvent* events, size_t count)
+{
+    auto* center = static_cast<Center*>(userData);
+    for (size_t i = 0; i < count; ++i) {
+        const QString id = toQString(events[i].dialog_id);
+        switch (events[i].kind) {
+        case VI_CENTER_EVENT_KIND_DIALOG_ADDED:
+            QMetaObject::invokeMethod(center, [center, id] { Q_EMIT center->dialogAdded(id); }, Qt::QueuedConnection);
+            break;
+        case VI_CENTER_EVENT_KIND_DIALOG_REMOVED:
+            QMetaObject::invokeMethod(center, [center, id] { Q_EMIT center->dialogRemoved(id); }, Qt::QueuedConnection);
+            break;
+        case VI_CENTER_EVENT_KIND_DIALOGS_RESET:
+            QMetaObject::invokeMethod(center, [center] { Q_EMIT center->dialogsReset(); }, Qt::QueuedConnection);
+            break;
+        }
+    }
+}
+
 Center::Center()
     : QObject(nullptr)
     , d(std::make_unique<CenterPrivate>())
 {
+    vi_center_set_event_callback(d->center, onCenterEvents, this, nullptr);
 }
 
 Center::~Center()
 {
+    vi_center_set_event_callback(d->center, nullptr, nullptr, nullptr);
     QList<QPointer<Dialog>> wrappers;
     {
         QMutexLocker lock(&d->mutex);

@@ -110,6 +110,19 @@ public:
     // functions, deletes the old dialogs and restores the saved ones; true.
     bool fromJson(const Visindigo::Utility::JsonConfig& json);
 
+Q_SIGNALS:
+    // Extensions (SPEC §H.5.2), for lists of conversations (DialogListModel). Whoever
+    // changed the registry — any thread, the C ABI — these are queued to the Center's
+    // thread (the one that first called getInstance()) and need its event loop; by then
+    // getDialog(id) finds the Dialog (or nullptr if it is gone again).
+    // Registered: createDialog, restoreDialog, cloneDialog, regenerate.
+    void dialogAdded(const QString& id);
+    // Unregistered: removeDialog, or replaced by restoreDialog under the same id (then
+    // dialogAdded(id) follows).
+    void dialogRemoved(const QString& id);
+    // fromJson() replaced every dialog: read getDialogIds() again.
+    void dialogsReset();
+
 private:
     Center();
     ~Center() override;
