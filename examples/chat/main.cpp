@@ -12,20 +12,19 @@
 // says so. Answers stream to the terminal as they arrive, reasoning dimmed; one built-in tool
 // tells the time, so tool calls are visible; the conversation is kept in --history between runs.
 
+#include "../common/Clock.h"
+#include "../common/OfflineDemo.h"
+
 #include <Agent/Center.h>
 #include <Agent/Dialog.h>
-#include <Agent/Function.h>
 #include <Agent/Model.h>
 #include <Agent/Provider.h>
 #include <Utility/JsonConfig.h>
 
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QCoreApplication>
-#include <QtCore/QDateTime>
 #include <QtCore/QFile>
-#include <QtCore/QProcess>
 #include <QtCore/QSocketNotifier>
-#include <QtCore/QTemporaryFile>
 #include <QtCore/QTextStream>
 
 #include <csignal>
@@ -52,50 +51,6 @@ void out(const QString& text)
     std::fflush(stdout);
 }
 
-// The built-in tool: the current local time.
-class Clock : public Visindigo::Agent::Function
-{
-public:
-    QString getId() const override { return QStringLiteral("get_current_time"); }
-    QString getName() const override { return QStringLiteral("Clock"); }
-    QString getDescription() const override
-    {
-        return QStringLiteral("Returns the current local date and time in ISO 8601.");
-    }
-    JsonConfig getParameterSchema() const override
-    {
-        return JsonConfig(QStringLiteral(R"({"type":"object","properties":{}})"));
-    }
-    JsonConfig invoke(const JsonConfig&) override
-    {
-        JsonConfig result;
-        result.setString(QStringLiteral("now"), QDateTime::currentDateTime().toString(Qt::ISODate));
-        return result;
-    }
-};
-
-// The offline demo's script: a tool round, an answer, then a reminder on every later turn.
-QByteArray demoScript()
-{
-    return QByteArrayLiteral(R"({"repeat_last": true, "responses": [
- {"events": [
-   {"choices":[{"index":0,"delta":{"reasoning_content":"The user wants to chat; let me look at the clock first."}}]},
-   {"$sleep_ms": 300},
-   {"choices":[{"index":0,"delta":{"content":"Let me check the time. "}}]},
-   {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_demo_1","type":"function","function":{"name":"get_current_time","arguments":"{}"}}]}}]},
-   {"$done": true}]},
- {"events": [
-   {"choices":[{"index":0,"delta":{"content":"The clock tool answered (see above). "}}]},
-   {"$sleep_ms": 200},
-   {"choices":[{"index":0,"delta":{"content":"This is the offline demo: a scripted local server, not a model."}}]},
-   {"$done": true}]},
- {"events": [
-   {"choices":[{"index":0,"delta":{"content":"Offline demo: I only replay a script. "}}]},
-   {"choices":[{"index":0,"delta":{"content":"Set OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL (or --model model.json) to talk to a real model."}}]},
-   {"$done": true}]}
-]})");
-}
-
 // Ctrl-C reaches the event loop through a socket pair: a signal handler may only write().
 int sigintPipe[2] = {-1, -1};
 
@@ -103,22 +58,6 @@ void onSigint(int)
 {
     const char byte = 1;
     [[maybe_unused]] const ssize_t written = ::write(sigintPipe[0], &byte, 1);
-}
-
-// Starts the scripted server on the demo script and returns its base url ("" on failure).
-QString startDemoServer(QProcess& server, QTemporaryFile& script)
-{
-    if (!script.open() || script.write(demoScript()) < 0 || !script.flush())
-        return {};
-    server.setProgram(QStringLiteral(VI_SCRIPTED_SERVER));
-    server.setArguments({QStringLiteral("--script"), script.fileName()});
-    server.start();
-    if (!server.waitForStarted(5000) || !server.waitForReadyRead(5000))
-        return {};
-    const QByteArray line = server.readLine().trimmed();
-    if (!line.startsWith("PORT "))
-        return {};
-    return QStringLiteral("http://127.0.0.1:%1/v1").arg(QString::fromLatin1(line.mid(5)));
 }
 
 } // namespace
@@ -138,8 +77,7 @@ int main(int argc, char** argv)
     parser.process(app);
 
     Model model;
-    QProcess demoServer;
-    QTemporaryFile demoScriptFile;
+    OfflineDemo offlineDemo;
     bool demo = false;
     if (parser.isSet(QStringLiteral("model"))) {
         QFile file(parser.value(QStringLiteral("model")));
@@ -154,7 +92,7 @@ int main(int argc, char** argv)
             .setToken(qEnvironmentVariable("OPENAI_API_KEY"));
     } else {
         demo = true;
-        const QString base = startDemoServer(demoServer, demoScriptFile);
+        const QString base = offlineDemo.start();
         if (base.isEmpty()) {
             out(QStringLiteral("No endpoint configured and the offline demo server did not start.\n"));
             return 2;
@@ -327,10 +265,5 @@ int main(int argc, char** argv)
         if (isatty(STDIN_FILENO))
             out(QStringLiteral("you> "));
     }
-    const int status = app.exec();
-    if (demo) {
-        demoServer.closeWriteChannel(); // the scripted server exits when its stdin closes
-        demoServer.waitForFinished(2000);
-    }
-    return status;
+    return app.exec();
 }

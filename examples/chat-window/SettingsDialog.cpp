@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "SettingsDialog.h"
+
+#include <QtWidgets/QComboBox>
+#include <QtWidgets/QDialogButtonBox>
+#include <QtWidgets/QFormLayout>
+#include <QtWidgets/QLabel>
+#include <QtWidgets/QLineEdit>
+#include <QtWidgets/QVBoxLayout>
+
+using Visindigo::Agent::Model;
+
+SettingsDialog::SettingsDialog(const Model& model, QWidget* parent)
+    : QDialog(parent)
+    , edited(model)
+    , url(new QLineEdit(model.getUrl().toString()))
+    , api(new QComboBox)
+    , name(new QLineEdit(model.getName()))
+    , token(new QLineEdit(model.getToken()))
+    , problem(new QLabel)
+{
+    setWindowTitle(tr("Settings"));
+    url->setObjectName(QStringLiteral("url"));
+    url->setPlaceholderText(QStringLiteral("https://api.openai.com/v1"));
+    api->setObjectName(QStringLiteral("api"));
+    api->addItem(tr("OpenAI Chat Completions"), int(Model::Api::ChatCompletions));
+    api->addItem(tr("OpenAI Responses"), int(Model::Api::Responses));
+    api->addItem(tr("Anthropic Messages"), int(Model::Api::AnthropicMessages));
+    api->setCurrentIndex(api->findData(int(model.getApi())));
+    name->setObjectName(QStringLiteral("modelName"));
+    name->setPlaceholderText(QStringLiteral("gpt-4o-mini"));
+    token->setObjectName(QStringLiteral("token"));
+    token->setEchoMode(QLineEdit::Password);
+    problem->setObjectName(QStringLiteral("problem"));
+    problem->setStyleSheet(QStringLiteral("color: #b00020"));
+    problem->hide();
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Base URL"), url);
+    form->addRow(tr("API"), api);
+    form->addRow(tr("Model"), name);
+    form->addRow(tr("Token"), token);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(problem);
+    layout->addWidget(buttons);
+}
+
+Model SettingsDialog::model() const
+{
+    return edited;
+}
+
+void SettingsDialog::accept()
+{
+    Model candidate = edited;
+    candidate.setUrl(QUrl(url->text().trimmed()))
+        .setApi(Model::Api(api->currentData().toInt()))
+        .setName(name->text().trimmed())
+        .setToken(token->text());
+    if (!candidate.isValid()) {
+        problem->setText(tr("A base URL with its scheme (https://…), a model name and a token are needed."));
+        problem->show();
+        return;
+    }
+    edited = candidate;
+    QDialog::accept();
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+//
+// The chat window used as a person would (SPEC §H.5), offscreen: it starts in the offline demo
+// and says so, a message typed and sent with Ctrl+Enter streams its answer through a tool
+// round, Stop during the second answer keeps what was said, "Branch from here" and Regenerate
+// make new conversations, the settings dialog refuses an incomplete model and then points the
+// window at a server, and the conversations come back from the saved file as after a restart.
+// It grabs the window to $VI_SCREENSHOT (the README's picture).
+#include "ChatWindow.h"
+#include "MessageDelegate.h"
+#include "SettingsDialog.h"
+#include "Workspace.h"
+
+#include <Agent/Center.h>
+#include <Agent/Dialog.h>
+#include <Agent/DialogListModel.h>
+#include <Agent/MessageModel.h>
+
+#include <QtCore/QFile>
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+#include <QtWidgets/QApplication>
+#include <QtWidgets/QComboBox>
+#include <QtWidgets/QLabel>
+#include <QtWidgets/QLineEdit>
+#include <QtWidgets/QListView>
+#include <QtWidgets/QPlainTextEdit>
+#include <QtWidgets/QPushButton>
+
+using namespace Visindigo::Agent;
+
+namespace {
+
+const QString kReminder = QStringLiteral("Offline demo: I only replay a script.");
+
+QStringList rows(QListView* view)
+{
+    QStringList out;
+    QAbstractItemModel* model = view->model();
+    for (int i = 0; i < model->rowCount(); ++i) {
+        const QModelIndex index = model->index(i, 0);
+        out << index.data(MessageModel::RoleRole).toString() + QLatin1Char(':')
+                   + index.data(MessageModel::ContentRole).toString()
+                   + (index.data(MessageModel::StreamingRole).toBool() ? QStringLiteral("*") : QString());
+    }
+    return out;
+}
+
+} // namespace
+
+class TestChatWindow : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir home;
+    std::unique_ptr<Workspace> workspace;
+    std::unique_ptr<ChatWindow> window;
+
+    template <typename T>
+    T* child(const char* name)
+    {
+        T* found = window->findChild<T*>(QLatin1String(name));
+        if (!found)
+            qFatal("no %s in the window", name);
+        return found;
+    }
+
+    // Types `text` into the input box and presses Ctrl+Enter; returns when the run finished.
+    bool say(const QString& text)
+    {
+        auto* input = child<QPlainTextEdit>("input");
+        window->activateWindow(); // as after a click into it
+        if (!QTest::qWaitForWindowActive(window.get()))
+            return false;
+        input->setFocus();
+        QTest::keyClicks(input, text);
+        Dialog* dialog = window->currentDialog();
+        QSignalSpy finished(dialog, &Dialog::runFinished);
+        QTest::keyClick(input, Qt::Key_Return, Qt::ControlModifier);
+        return finished.wait(15000) && input->toPlainText().isEmpty();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(home.isValid());
+        qputenv("XDG_DATA_HOME", home.path().toUtf8()); // AppDataLocation below it
+        QCoreApplication::setApplicationName(QStringLiteral("chat-window"));
+        workspace = std::make_unique<Workspace>();
+        QString error;
+        QVERIFY2(workspace->open(&error), qPrintable(error));
+        QVERIFY(workspace->isDemo());
+        window = std::make_unique<ChatWindow>(workspace.get());
+        window->resize(900, 620);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    }
+
+    void cleanupTestCase()
+    {
+        window.reset();
+        workspace.reset();
+    }
+
+    void startsInTheOfflineDemoAndSaysSo()
+    {
+        QTRY_VERIFY(window->currentDialog());
+        QVERIFY(child<QLabel>("source")->text().startsWith(QStringLiteral("Offline demo")));
+        QCOMPARE(child<QListView>("conversations")->model()->rowCount(), 1);
+        QVERIFY(child<QPushButton>("send")->isEnabled());
+        QVERIFY(!child<QPushButton>("stop")->isEnabled());
+    }
+
+    void anAnswerStreamsThroughAToolRound()
+    {
+        auto* messages = child<QListView>("messages");
+        QVERIFY(say(QStringLiteral("Hello! What time is it?")));
+        const QStringList shown = rows(messages);
+        QCOMPARE(shown.size(), 4);
+        QCOMPARE(shown[0], QStringLiteral("user:Hello! What time is it?"));
+        QCOMPARE(shown[1], QStringLiteral("assistant:Let me check the time. "));
+        QVERIFY2(shown[2].startsWith(QStringLiteral("tool:{\"now\":")), qPrintable(shown[2]));
+        QVERIFY(shown[3].startsWith(QStringLiteral("assistant:The clock tool answered")));
+        QVERIFY(messages->model()->index(1, 0).data(MessageModel::ToolCallsRole).toString().contains(QStringLiteral("get_current_time")));
+        QVERIFY(child<QLabel>("usage")->text().isEmpty() || child<QLabel>("usage")->text().startsWith(QStringLiteral("Tokens")));
+        // The conversation list titles it after the question.
+        QCOMPARE(child<QListView>("conversations")->model()->index(0, 0).data().toString(), QStringLiteral("Hello! What time is it?"));
+    }
+
+    void stopKeepsWhatWasSaid()
+    {
+        auto* messages = child<QListView>("messages");
+        auto* input = child<QPlainTextEdit>("input");
+        QTest::keyClicks(input, QStringLiteral("Tell me more."));
+        QTest::mouseClick(child<QPushButton>("send"), Qt::LeftButton);
+        // Some words in, the user presses Stop.
+        QTRY_VERIFY_WITH_TIMEOUT(rows(messages).last().endsWith(QLatin1Char('*'))
+                                     && rows(messages).last().size() > int(QStringLiteral("assistant:Offline demo: ").size()),
+                                 10000);
+        QVERIFY(child<QPushButton>("stop")->isEnabled());
+        QVERIFY(!child<QPushButton>("send")->isEnabled());
+        QTest::mouseClick(child<QPushButton>("stop"), Qt::LeftButton);
+        QVERIFY(!window->currentDialog()->isStreaming());
+        const QString last = rows(messages).last();
+        QVERIFY2(last.startsWith(QStringLiteral("assistant:Offline demo:")) && !last.endsWith(QLatin1Char('*')), qPrintable(last));
+        QVERIFY2(!last.contains(QStringLiteral("real model")), qPrintable(last)); // cut before the end
+        QCOMPARE(rows(messages).size(), 6);
+        QTRY_VERIFY(child<QPushButton>("send")->isEnabled());
+        QVERIFY(!child<QPushButton>("stop")->isEnabled());
+    }
+
+    void theWindowAsShown()
+    {
+        // The reasoning of the first answer opened, as a click on its line would.
+        auto* messages = child<QListView>("messages");
+        auto* delegate = qobject_cast<MessageDelegate*>(messages->itemDelegate());
+        QVERIFY(delegate);
+        const QModelIndex first = messages->model()->index(1, 0);
+        const QRect rect = messages->visualRect(first);
+        QVERIFY(!delegate->reasoningShown(first));
+        // The "Reasoning" line is the bubble's second line (the first, "Assistant", and it are
+        // in small print), inside its margin and padding.
+        const qreal line = QFontMetricsF(messages->font()).lineSpacing() * 0.85;
+        QTest::mouseClick(messages->viewport(), Qt::LeftButton, {}, rect.topLeft() + QPoint(40, 4 + 10 + int(line * 1.5)));
+        QVERIFY(delegate->reasoningShown(first));
+        QTest::qWait(50);
+        const QString path = qEnvironmentVariable("VI_SCREENSHOT", QStringLiteral("chat-window.png"));
+        QVERIFY2(window->grab().save(path), qPrintable(path));
+        QVERIFY(QFile(path).size() > 10000);
+    }
+
+    void branchFromHereAndRegenerate()
+    {
+        auto* conversations = child<QListView>("conversations");
+        auto* messages = child<QListView>("messages");
+        Dialog* original = window->currentDialog();
+        messages->setCurrentIndex(messages->model()->index(0, 0)); // the first question
+        QTest::mouseClick(child<QPushButton>("branch"), Qt::LeftButton);
+        QTRY_COMPARE(conversations->model()->rowCount(), 2);
+        QTRY_VERIFY(window->currentDialog() != original);
+        Dialog* branch = window->currentDialog();
+        QCOMPARE(branch->getBranchFromID(), original->getId());
+        QCOMPARE(rows(messages), QStringList{QStringLiteral("user:Hello! What time is it?")});
+
+        conversations->setCurrentIndex(conversations->model()->index(
+            qobject_cast<DialogListModel*>(conversations->model())->rowOf(original->getId()), 0));
+        QCOMPARE(window->currentDialog(), original);
+        QTest::mouseClick(child<QPushButton>("regenerate"), Qt::LeftButton);
+        QTRY_COMPARE(conversations->model()->rowCount(), 3);
+        QTRY_VERIFY(window->currentDialog() != original && window->currentDialog() != branch);
+        // The answer is shown once its signals reached the window (isStreaming() turns false
+        // in the core before that).
+        QTRY_VERIFY_WITH_TIMEOUT(rows(messages).last().startsWith(QStringLiteral("assistant:") + kReminder), 15000);
+        QVERIFY(!window->currentDialog()->isStreaming());
+    }
+
+    void settingsPointTheWindowAtAServer()
+    {
+        // The demo's own server stands in for "a local OpenAI-compatible server".
+        const QString url = Center::getInstance()->getModel(QStringLiteral("chat-window-demo")).getUrl().toString();
+        QVERIFY(!url.isEmpty());
+        bool refused = false;
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<SettingsDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->findChild<QLineEdit*>(QStringLiteral("url"))->setText(url);
+            dialog->findChild<QLineEdit*>(QStringLiteral("modelName"))->setText(QStringLiteral("local-model"));
+            QCOMPARE(dialog->findChild<QLineEdit*>(QStringLiteral("token"))->echoMode(), QLineEdit::Password);
+            dialog->accept(); // no token yet: refused, the dialog stays
+            refused = dialog->isVisible() && dialog->findChild<QLabel*>(QStringLiteral("problem"))->isVisible();
+            dialog->findChild<QLineEdit*>(QStringLiteral("token"))->setText(QStringLiteral("sk-local"));
+            dialog->accept();
+        });
+        window->openSettings();
+        QVERIFY(refused);
+        QVERIFY(!workspace->isDemo());
+        QCOMPARE(child<QLabel>("source")->text(), QStringLiteral("local-model at ") + url);
+        QTest::mouseClick(child<QPushButton>("newConversation"), Qt::LeftButton);
+        QTRY_COMPARE(child<QListView>("conversations")->model()->rowCount(), 4);
+        QTRY_COMPARE(window->currentDialog()->getMessageCount(), 0);
+        QVERIFY(say(QStringLiteral("Are you there?")));
+        QVERIFY(window->currentDialog()->getLastMessage().getContent().startsWith(kReminder));
+    }
+
+    void conversationsComeBackAfterARestart()
+    {
+        QString error;
+        QVERIFY2(workspace->save(&error), qPrintable(error));
+        const QStringList before = Center::getInstance()->getDialogIds();
+        window.reset();
+        workspace.reset();
+        // What a new process sees: the Center it restores from the file, nothing else.
+        QVERIFY(Center::getInstance()->fromJson(Visindigo::Utility::JsonConfig(QStringLiteral(R"({"dialogs":[]})"))));
+        workspace = std::make_unique<Workspace>();
+        QVERIFY2(workspace->open(&error), qPrintable(error));
+        QVERIFY(!workspace->isDemo()); // the configured model was saved too
+        window = std::make_unique<ChatWindow>(workspace.get());
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QCOMPARE(Center::getInstance()->getDialogIds(), before);
+        auto* conversations = child<QListView>("conversations");
+        QTRY_COMPARE(conversations->model()->rowCount(), 4);
+        QTRY_VERIFY(window->currentDialog());
+        QVERIFY(window->currentDialog()->getMessageCount() > 0 || window->currentDialog()->getBranchFromID().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestChatWindow)
+#include "tst_chatwindow.moc"
