@@ -17,7 +17,7 @@ fn main() {
 
     let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is readable");
     config.after_includes = Some(format!(
-        "\n#define VI_VERSION \"{version}\"\n#define VI_VERSION_MAJOR {major}\n#define VI_VERSION_MINOR {minor}\n#define VI_VERSION_PATCH {patch}\n"
+        "\n/** The version this header belongs to; compare with vi_version() at run time. */\n#define VI_VERSION \"{version}\"\n/** Its major number. */\n#define VI_VERSION_MAJOR {major}\n/** Its minor number. */\n#define VI_VERSION_MINOR {minor}\n/** Its patch number. */\n#define VI_VERSION_PATCH {patch}\n"
     ));
     let generated = out_dir.join("visindigo_agent.h");
     // From src/ffi/mod.rs cbindgen follows the `mod` items of the C ABI, and only those.

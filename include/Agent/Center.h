@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 //
-// Visindigo::Agent::Center — the process-wide registry of models, providers, skills, MCP
-// servers, prompts, functions and dialogs.
-//
-// Thread-safe: every member may be called from any thread.
-//
-// Ownership: functions added with addFunction() belong to the Center (see Function.h).
-// Dialogs made by createDialog(), restoreDialog(), cloneDialog() and regenerate() belong to
-// the Center too: they have no QObject parent, and the Center deletes them in
-// removeDialog(), when restoreDialog()/fromJson() replaces them, and when the process
-// exits. Do not delete them yourself. Each such Dialog lives on (has the thread affinity
-// of) the thread that called the creating member — the Qt default — and delivers its
-// signals there; use QObject::moveToThread() to change that.
+/// \class Visindigo::Agent::Center
+/// The process-wide registry of models, providers, skills, MCP
+/// servers, prompts, functions and dialogs.
+///
+/// Thread-safe: every member may be called from any thread.
+///
+/// Ownership: functions added with addFunction() belong to the Center (see Function.h).
+/// Dialogs made by createDialog(), restoreDialog(), cloneDialog() and regenerate() belong to
+/// the Center too: they have no QObject parent, and the Center deletes them in
+/// removeDialog(), when restoreDialog()/fromJson() replaces them, and when the process
+/// exits. Do not delete them yourself. Each such Dialog lives on (has the thread affinity
+/// of) the thread that called the creating member — the Qt default — and delivers its
+/// signals there; use QObject::moveToThread() to change that.
 #ifndef VISINDIGO_AGENT_CENTER_H
 #define VISINDIGO_AGENT_CENTER_H
 
@@ -40,87 +41,127 @@ class VISINDIGO_AGENT_EXPORT Center : public QObject
 {
     Q_OBJECT
 public:
+    /// The process-wide Center, made on first use; that thread is the Center's thread.
     static Center* getInstance();
 
-    // ---- models (keyed by id) -----------------------------------------------------------
-    // An empty key is ignored; an existing key is replaced.
+    /// \name Models (keyed by id)
+    //@{
+    /// Registers a copy of `model` under its id; an empty id is ignored, an existing one replaced.
     Center& addModel(const Model& model);
+    /// Unregisters model `id` (unknown: nothing happens).
     Center& removeModel(const QString& id);
-    // A default (invalid) Model when unknown.
+    /// A copy of model `id`; a default (invalid) Model when unknown.
     Model getModel(const QString& id) const;
-    // Sorted by id.
+    /// Every model, sorted by id.
     QList<Model> getModels() const;
+    /// Every model id, sorted.
     QStringList getModelIds() const;
+    //@}
 
-    // ---- providers (keyed by id) ------------------------------------------------------------
+    /// \name Providers (keyed by id)
+    //@{
+    /// Registers a copy of `provider` under its id; an empty id is ignored, an existing one replaced.
     Center& addProvider(const Provider& provider);
-    // Also clears the default provider when it was this id.
+    /// Unregisters provider `id`; also clears the default provider when it was this id.
     Center& removeProvider(const QString& id);
+    /// A copy of provider `id`; a default (invalid) Provider when unknown.
     Provider getProvider(const QString& id) const;
+    /// Every provider, sorted by id.
     QList<Provider> getProviders() const;
-
-    // ---- skills, MCP servers, prompts (keyed by name) ---------------------------------------
-    Center& addSkill(const Skill& skill);
-    Center& removeSkill(const QString& name);
-    Skill getSkill(const QString& name) const;
-    QList<Skill> getSkills() const;
-    Center& addMCP(const MCP& mcp);
-    Center& removeMCP(const QString& name);
-    MCP getMCP(const QString& name) const;
-    QList<MCP> getMCPs() const;
-
-    // ---- functions (keyed by id; owned) ---------------------------------------------------
-    Center& addFunction(Function* function);
-    Center& removeFunction(const QString& id);
-    // nullptr when unknown.
-    Function* getFunction(const QString& id) const;
-    QStringList getFunctionIds() const;
-
-    Center& addPrompt(const Prompt& prompt);
-    Center& removePrompt(const QString& name);
-    Prompt getPrompt(const QString& name) const;
-    QList<Prompt> getPrompts() const;
-
-    // Stored unchecked.
+    /// Makes `id` the provider of dialogs that name none; stored unchecked.
     Center& setDefaultProvider(const QString& id);
+    /// The default provider's id ("" for none).
     QString getDefaultProvider() const;
+    //@}
 
-    // ---- dialogs (keyed by id; owned, see above) --------------------------------------------
+    /// \name Skills, MCP servers and prompts (keyed by name)
+    //@{
+    /// Registers a copy of `skill` under its name; an empty name is ignored, an existing one replaced.
+    Center& addSkill(const Skill& skill);
+    /// Unregisters skill `name`.
+    Center& removeSkill(const QString& name);
+    /// A copy of skill `name`; a default Skill when unknown.
+    Skill getSkill(const QString& name) const;
+    /// Every skill, sorted by name.
+    QList<Skill> getSkills() const;
+    /// Registers a copy of `mcp` under its name; an empty name is ignored, an existing one
+    /// replaced (its running server is stopped when the configuration changed).
+    Center& addMCP(const MCP& mcp);
+    /// Unregisters MCP server `name` and stops its process or connection.
+    Center& removeMCP(const QString& name);
+    /// A copy of MCP server `name`; a default MCP when unknown.
+    MCP getMCP(const QString& name) const;
+    /// Every MCP server, sorted by name.
+    QList<MCP> getMCPs() const;
+    /// Registers a copy of `prompt` under its name; an empty name is ignored, an existing one replaced.
+    Center& addPrompt(const Prompt& prompt);
+    /// Unregisters prompt `name`.
+    Center& removePrompt(const QString& name);
+    /// A copy of prompt `name`; a default Prompt when unknown.
+    Prompt getPrompt(const QString& name) const;
+    /// Every prompt, sorted by name.
+    QList<Prompt> getPrompts() const;
+    //@}
+
+    /// \name Functions (keyed by id; owned)
+    //@{
+    /// Takes ownership of `function` (see Function.h) and registers it under its id; one with
+    /// the same id is replaced and deleted.
+    Center& addFunction(Function* function);
+    /// Unregisters and deletes function `id` (once no run is calling it).
+    Center& removeFunction(const QString& id);
+    /// Function `id`; nullptr when unknown.
+    Function* getFunction(const QString& id) const;
+    /// Every function id, sorted.
+    QStringList getFunctionIds() const;
+    //@}
+
+    /// \name Dialogs (keyed by id; owned, see the class description)
+    //@{
+    /// A new dialog (fresh id), registered; it lives on the calling thread.
     Dialog* createDialog();
-    // Registers a dialog read from json; one with the same id is replaced and deleted.
-    // nullptr when json is not an object.
+    /// Registers a dialog read from `json` (Dialog::toJson() format); one with the same id
+    /// is replaced and deleted. nullptr when json is not an object.
     Dialog* restoreDialog(const Visindigo::Utility::JsonConfig& json);
-    // An empty JsonConfig for nullptr.
+    /// `dialog`'s Dialog::toJson(); an empty JsonConfig for nullptr.
     Visindigo::Utility::JsonConfig saveDialog(const Dialog* dialog) const;
-    // Unregisters and deletes the dialog (its run is aborted).
+    /// Unregisters and deletes the dialog (its run is aborted).
     void removeDialog(const QString& id);
-    // nullptr when unknown.
+    /// Dialog `id`; nullptr when unknown.
     Dialog* getDialog(const QString& id) const;
+    /// Every dialog id, sorted.
     QStringList getDialogIds() const;
-    // A registered copy (new id, branch-from id = dialogId; functions not copied);
-    // nullptr when unknown.
+    /// A registered copy of dialog `dialogId` (new id, branch-from id = dialogId; messages,
+    /// skills, MCP servers, prompts, provider, model and settings copied, functions not);
+    /// nullptr when unknown.
     Dialog* cloneDialog(const QString& dialogId);
-    // The clone without the last assistant message and what follows, already running;
-    // nullptr when unknown.
+    /// A clone of dialog `dialogId` without its last assistant message and what follows,
+    /// already running (the original stays); nullptr when unknown.
     Dialog* regenerate(const QString& dialogId);
+    //@}
 
-    // models, providers, skills, mcps, prompts, defaultProviderId, dialogs (tokens included).
+    /// \name JSON
+    //@{
+    /// Everything but the functions: models, providers, skills, mcps, prompts,
+    /// defaultProviderId, dialogs (tokens included: the application decides where it is kept).
     Visindigo::Utility::JsonConfig toJson() const;
-    // An empty object: false, nothing changes. Otherwise replaces everything but the
-    // functions, deletes the old dialogs and restores the saved ones; true.
+    /// Replaces everything but the functions with what `json` holds, deletes the old dialogs
+    /// and restores the saved ones; true. An empty object changes nothing: false.
     bool fromJson(const Visindigo::Utility::JsonConfig& json);
+    //@}
 
-Q_SIGNALS:
-    // Extensions (SPEC §H.5.2), for lists of conversations (DialogListModel). Whoever
-    // changed the registry — any thread, the C ABI — these are queued to the Center's
+    // The signals are extensions (SPEC §H.5.2), for lists of conversations (DialogListModel).
+    // Whoever changed the registry — any thread, the C ABI — they are queued to the Center's
     // thread (the one that first called getInstance()) and need its event loop; by then
     // getDialog(id) finds the Dialog (or nullptr if it is gone again).
-    // Registered: createDialog, restoreDialog, cloneDialog, regenerate.
+Q_SIGNALS:
+    /// Dialog `id` was registered: createDialog(), restoreDialog(), cloneDialog(), regenerate()
+    /// (queued to the Center's thread, like every signal of the Center).
     void dialogAdded(const QString& id);
-    // Unregistered: removeDialog, or replaced by restoreDialog under the same id (then
-    // dialogAdded(id) follows).
+    /// Dialog `id` was unregistered: removeDialog(), or replaced by restoreDialog() under the
+    /// same id (then dialogAdded(id) follows).
     void dialogRemoved(const QString& id);
-    // fromJson() replaced every dialog: read getDialogIds() again.
+    /// fromJson() replaced every dialog: read getDialogIds() again.
     void dialogsReset();
 
 private:

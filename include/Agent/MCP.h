@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 //
-// Visindigo::Agent::MCP — the configuration of one MCP server (a value class owning one
-// Rust handle). A moved-from MCP reads as empty and becomes a default entry on the next
-// setter.
+/// \class Visindigo::Agent::MCP
+/// The configuration of one MCP server (a value class owning one
+/// Rust handle). A moved-from MCP reads as empty and becomes a default entry on the next
+/// setter.
 #ifndef VISINDIGO_AGENT_MCP_H
 #define VISINDIGO_AGENT_MCP_H
 
@@ -26,48 +27,74 @@ class VISINDIGO_AGENT_EXPORT MCP
 {
     Q_GADGET
 public:
-    enum class Transport { Stdio, Sse, StreamableHttp };
+    /// How the server is reached.
+    enum class Transport {
+        Stdio,          ///< A child process speaking JSON-RPC on its standard input and output.
+        Sse,            ///< The legacy HTTP+SSE transport.
+        StreamableHttp, ///< Streamable HTTP.
+    };
     Q_ENUM(Transport)
 
-    // Stdio, enabled, auto-starting, everything else empty.
+    /// Stdio, enabled, auto-starting, everything else empty.
     MCP();
+    /// A default entry named `name`.
     MCP(const QString& name);
+    /// An independent copy.
     MCP(const MCP& other);
+    /// Takes other's state; other reads as empty.
     MCP(MCP&& other) noexcept;
+    /// Releases the handle.
     ~MCP();
+    /// Becomes an independent copy of other.
     MCP& operator=(const MCP& other);
+    /// Takes other's state; other reads as empty.
     MCP& operator=(MCP&& other) noexcept;
 
+    /// The key in the Center and the prefix of its tools' names (`<server>__<tool>`).
     MCP& setName(const QString& name);
+    /// How the server is reached (default Stdio).
     MCP& setTransport(Transport transport);
-    // Sse and StreamableHttp.
+    /// The server's url (Sse and StreamableHttp).
     MCP& setUrl(const QUrl& url);
-    // Stdio.
+    /// The program to start (Stdio).
     MCP& setCommand(const QString& command);
+    /// The program's arguments (Stdio).
     MCP& setArguments(const QStringList& arguments);
-    // Added to the inherited environment.
+    /// Variables added to the inherited environment (Stdio).
     MCP& setEnvironment(const QMap<QString, QString>& environment);
+    /// HTTP headers sent with every request (Sse and StreamableHttp), e.g. Authorization.
     MCP& setHeaders(const QMap<QString, QString>& headers);
+    /// Whether runs use this server (default true).
     MCP& setEnabled(bool enabled);
+    /// Whether a run connects the server when it first needs it (default true).
     MCP& setAutoStart(bool autoStart);
 
+    /// The name.
     QString getName() const;
+    /// The transport.
     Transport getTransport() const;
+    /// The url (Sse and StreamableHttp).
     QUrl getUrl() const;
+    /// The program (Stdio).
     QString getCommand() const;
+    /// The program's arguments.
     QStringList getArguments() const;
+    /// The added environment variables.
     QMap<QString, QString> getEnvironment() const;
+    /// The HTTP headers.
     QMap<QString, QString> getHeaders() const;
+    /// Whether runs use this server.
     bool isEnabled() const;
+    /// Whether a run connects it when first needed.
     bool isAutoStart() const;
-    // A name, and a command (Stdio) or a url with a scheme (otherwise).
+    /// A name, and a command (Stdio) or a url with a scheme (otherwise).
     bool isValid() const;
 
-    // name, transport ("stdio"|"sse"|"streamableHttp"), url, command, arguments,
-    // environment, headers, enabled, autoStart.
+    /// The entry as JSON: name, transport ("stdio"|"sse"|"streamableHttp"), url, command, arguments,
+    /// environment, headers, enabled, autoStart.
     Visindigo::Utility::JsonConfig toJson() const;
-    // Returns isValid() afterwards. A JsonConfig whose root is not an object changes
-    // nothing and returns false.
+    /// Reads what toJson() wrote; returns isValid() afterwards. A JsonConfig whose root is not an object changes
+    /// nothing and returns false.
     bool fromJson(const Visindigo::Utility::JsonConfig& json);
 
 private:

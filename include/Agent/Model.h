@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 //
-// Visindigo::Agent::Model — one model endpoint: name, base url, token, timeouts,
-// capabilities and request parameters (a value class owning one Rust handle; copies are
-// independent and keep the id). A moved-from Model reads as empty and becomes a fresh
-// model (new id) on the next setter.
+/// \class Visindigo::Agent::Model
+/// One model endpoint: name, base url, token, timeouts,
+/// capabilities and request parameters (a value class owning one Rust handle; copies are
+/// independent and keep the id). A moved-from Model reads as empty and becomes a fresh
+/// model (new id) on the next setter.
 #ifndef VISINDIGO_AGENT_MODEL_H
 #define VISINDIGO_AGENT_MODEL_H
 
@@ -27,64 +28,96 @@ class VISINDIGO_AGENT_EXPORT Model
 {
     Q_GADGET
 public:
-    enum class Capability { None = 0, Text = 1, Image = 2, Audio = 4, ToolUse = 8 };
+    /// What a model can do (a provider picks by these).
+    enum class Capability {
+        None = 0,    ///< No requirement.
+        Text = 1,    ///< Text in and out.
+        Image = 2,   ///< Images in messages.
+        Audio = 4,   ///< Audio.
+        ToolUse = 8, ///< Tool calls.
+    };
+    /// A set of Capability bits.
     Q_DECLARE_FLAGS(Capabilities, Capability)
     Q_FLAG(Capabilities)
-    // The wire protocol (extension, SPEC §H.2): OpenAI-compatible Chat Completions
-    // (POST <url>/chat/completions, the default), OpenAI Responses (<url>/responses) or
-    // Anthropic Messages (<url>/messages, x-api-key). One provider may mix them.
-    enum class Api { ChatCompletions = 0, Responses = 1, AnthropicMessages = 2 };
+    /// The wire protocol (extension, SPEC §H.2): OpenAI-compatible Chat Completions
+    /// (`POST <url>/chat/completions`, the default), OpenAI Responses (`<url>/responses`) or
+    /// Anthropic Messages (`<url>/messages`, x-api-key). One provider may mix them.
+    enum class Api {
+        ChatCompletions = 0,   ///< OpenAI-compatible Chat Completions.
+        Responses = 1,         ///< OpenAI Responses.
+        AnthropicMessages = 2, ///< Anthropic Messages.
+    };
     Q_ENUM(Api)
 
-    // A fresh UUID id; timeouts 60000 ms; capabilities Text; no parameters.
+    /// A fresh UUID id; timeouts 60000 ms; capabilities Text; no parameters.
     Model();
+    /// A copy of other (an equal, independent value).
     Model(const Model& other);
+    /// Takes other's value; other reads as empty.
     Model(Model&& other) noexcept;
+    /// Releases the value.
     ~Model();
+    /// Becomes a copy of other.
     Model& operator=(const Model& other);
+    /// Takes other's value; other reads as empty.
     Model& operator=(Model&& other) noexcept;
 
-    // Sent as the request's "model".
+    /// Sent as the request's "model".
     Model& setName(const QString& name);
-    // The BASE url; the API's path ("/chat/completions", "/responses", "/messages") is
-    // appended at run time.
+    /// The base url; the API's path ("/chat/completions", "/responses", "/messages") is
+    /// appended at run time.
     Model& setUrl(const QUrl& url);
+    /// The API key (sent as a Bearer token, or x-api-key for Anthropic); never logged.
     Model& setToken(const QString& token);
-    // Total time of one request; 0 = unlimited.
+    /// Total time of one request; 0 = unlimited.
     Model& setTimeoutMs(qint32 ms);
-    // Longest silence between received bytes; 0 = the default 60000.
+    /// Longest silence between received bytes; 0 = the default 60000.
     Model& setIdleTimeoutMs(qint32 ms);
+    /// Replaces the capabilities.
     Model& setCapabilities(Capabilities capabilities);
+    /// Adds one capability.
     Model& addCapability(Capability capability);
-    // A dotted key becomes a nested object in the request body; an undefined value
-    // removes the key.
+    /// A dotted key becomes a nested object in the request body; an undefined value
+    /// removes the key.
     Model& setParameter(const QString& key, const QJsonValue& value);
+    /// The parameter "temperature".
     Model& setTemperature(qreal temperature);
+    /// The parameter "top_p".
     Model& setTopP(qreal topP);
+    /// The parameter "max_tokens".
     Model& setMaxTokens(qint32 maxTokens);
-    // Extension: Model JSON "api" ("responses", "anthropicMessages") only when not
-    // ChatCompletions; read case-insensitively, anything else is ChatCompletions.
+    /// Extension: Model JSON "api" ("responses", "anthropicMessages") only when not
+    /// ChatCompletions; read case-insensitively, anything else is ChatCompletions.
     Model& setApi(Api api);
 
+    /// The id (the key in the Center's pool).
     QString getId() const;
+    /// The name sent as "model".
     QString getName() const;
+    /// The base url.
     QUrl getUrl() const;
+    /// The API key.
     QString getToken() const;
+    /// The total time of one request (0 = unlimited).
     qint32 getTimeoutMs() const;
+    /// The longest silence between received bytes.
     qint32 getIdleTimeoutMs() const;
+    /// The capabilities.
     Capabilities getCapabilities() const;
+    /// Whether every bit of `capability` is set.
     bool hasCapability(Capability capability) const;
+    /// The wire protocol.
     Api getApi() const;
-    // The parameters as a JSON object.
+    /// The parameters as a JSON object.
     Visindigo::Utility::JsonConfig getParameters() const;
-    // Name, a url with a scheme and a token are all set.
+    /// Name, a url with a scheme and a token are all set.
     bool isValid() const;
 
-    // id, name, url, token, timeoutMs, idleTimeoutMs, capabilities, parameters (and "api"
-    // when not ChatCompletions).
+    /// id, name, url, token, timeoutMs, idleTimeoutMs, capabilities, parameters (and "api"
+    /// when not ChatCompletions).
     Visindigo::Utility::JsonConfig toJson() const;
-    // Returns whether a non-empty id was read (the id is kept otherwise). A JsonConfig
-    // whose root is not an object changes nothing and returns false.
+    /// Returns whether a non-empty id was read (the id is kept otherwise). A JsonConfig
+    /// whose root is not an object changes nothing and returns false.
     bool fromJson(const Visindigo::Utility::JsonConfig& json);
 
 private:

@@ -48,11 +48,17 @@ pub enum ViEventKind {
 /// kind are empty (and `index` is -1).
 #[repr(C)]
 pub struct ViEvent {
+    /// Which signal.
     pub kind: ViEventKind,
+    /// `MessageAppended` only: the new message's position.
     pub index: i64,
+    /// The kind's text (see `ViEventKind`).
     pub text: ViStr,
+    /// `ModelFallback` only: the model that failed.
     pub from_model_id: ViStr,
+    /// `ModelFallback` only: the model tried next.
     pub to_model_id: ViStr,
+    /// `McpFailed` only: the server.
     pub server_name: ViStr,
     /// `Retrying` only (else 0).
     pub attempt: i32,
@@ -179,7 +185,9 @@ pub enum ViCenterEventKind {
 /// One Center event; `dialog_id` lives only during the callback.
 #[repr(C)]
 pub struct ViCenterEvent {
+    /// What changed.
     pub kind: ViCenterEventKind,
+    /// The dialog it concerns (empty for `DialogsReset`).
     pub dialog_id: ViStr,
 }
 

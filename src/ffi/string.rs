@@ -11,7 +11,9 @@ use std::ffi::c_char;
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ViStr {
+    /// The first byte (may be NULL when `len` is 0).
     pub data: *const c_char,
+    /// The length in bytes.
     pub len: usize,
 }
 
