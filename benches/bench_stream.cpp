@@ -19,6 +19,7 @@
 // With --latency every delta's content is the server's send time in ns (the $paced
 // directive's stamp_content), and the per-delta latency server write → signal (cabi: →
 // callback on the library thread, the first of the two thread hand-offs) is reported.
+#include "NativeReader.h"
 #include "bench_common.h"
 
 #include <Agent/Center.h>
@@ -115,117 +116,11 @@ Result runOurs(int port, bool latency)
     return r;
 }
 
-// ---- the Qt-native baseline -------------------------------------------------------------------
-class NativeReader : public QObject
-{
-    Q_OBJECT
-public:
-    explicit NativeReader(int port) : m_port(port) {}
-
-    void start()
-    {
-        const QString path = api == Model::Api::Responses        ? QStringLiteral("/v1/responses")
-                             : api == Model::Api::AnthropicMessages ? QStringLiteral("/v1/messages")
-                                                                     : QStringLiteral("/v1/chat/completions");
-        QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(m_port).arg(path)));
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-        if (api == Model::Api::AnthropicMessages)
-            request.setRawHeader("x-api-key", "k");
-        else
-            request.setRawHeader("Authorization", "Bearer k");
-        request.setRawHeader("Accept", "text/event-stream");
-        const QJsonArray messages{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
-                                              {QStringLiteral("content"), QStringLiteral("stream please")}}};
-        QJsonObject body{{QStringLiteral("model"), QStringLiteral("bench-model")}, {QStringLiteral("stream"), true}};
-        body.insert(api == Model::Api::Responses ? QStringLiteral("input") : QStringLiteral("messages"), messages);
-        Q_EMIT streamBegan();
-        m_reply = m_manager.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
-        connect(m_reply, &QNetworkReply::readyRead, this, &NativeReader::onReadyRead);
-        connect(m_reply, &QNetworkReply::finished, this, &NativeReader::onFinished);
-    }
-
-Q_SIGNALS:
-    void streamBegan();
-    void streamDelta(const QString& delta);
-    void streamEnded(const QString& content);
-    void failed(const QString& message);
-
-private:
-    void onReadyRead()
-    {
-        m_buffer += m_reply->readAll();
-        qsizetype from = 0;
-        for (;;) {
-            const qsizetype end = m_buffer.indexOf("\n\n", from);
-            if (end < 0)
-                break;
-            handleEvent(QByteArrayView(m_buffer).sliced(from, end - from));
-            from = end + 2;
-        }
-        m_buffer.remove(0, from);
-    }
-
-    void handleEvent(QByteArrayView event)
-    {
-        QByteArray data;
-        for (QByteArrayView line : QByteArray::fromRawData(event.data(), event.size()).split('\n')) {
-            if (line.startsWith("data:")) {
-                QByteArrayView value = line.sliced(5);
-                if (value.startsWith(' '))
-                    value = value.sliced(1);
-                if (!data.isEmpty())
-                    data += '\n';
-                data += value;
-            }
-        }
-        if (data.isEmpty() || data == "[DONE]")
-            return;
-        const QJsonObject object = QJsonDocument::fromJson(data).object();
-        QJsonValue content;
-        if (api == Model::Api::Responses) {
-            if (object.value(QStringLiteral("type")).toString() == QLatin1String("response.output_text.delta"))
-                content = object.value(QStringLiteral("delta"));
-        } else if (api == Model::Api::AnthropicMessages) {
-            const QJsonObject delta = object.value(QStringLiteral("delta")).toObject();
-            if (object.value(QStringLiteral("type")).toString() == QLatin1String("content_block_delta")
-                && delta.value(QStringLiteral("type")).toString() == QLatin1String("text_delta"))
-                content = delta.value(QStringLiteral("text"));
-        } else {
-            content = object.value(QStringLiteral("choices"))
-                          .toArray()
-                          .at(0)
-                          .toObject()
-                          .value(QStringLiteral("delta"))
-                          .toObject()
-                          .value(QStringLiteral("content"));
-        }
-        if (content.isString()) {
-            const QString text = content.toString();
-            m_content += text;
-            Q_EMIT streamDelta(text);
-        }
-    }
-
-    void onFinished()
-    {
-        if (m_reply->error() != QNetworkReply::NoError)
-            Q_EMIT failed(m_reply->errorString());
-        else
-            Q_EMIT streamEnded(m_content);
-        m_reply->deleteLater();
-    }
-
-    int m_port;
-    QNetworkAccessManager m_manager;
-    QNetworkReply* m_reply = nullptr;
-    QByteArray m_buffer;
-    QString m_content;
-};
-
+// ---- the Qt-native baseline (NativeReader.h) -----------------------------------------------
 Result runQt(int port, bool latency)
 {
     Result r;
-    NativeReader reader(port);
+    NativeReader reader(port, api);
     double began = 0;
     QObject::connect(&reader, &NativeReader::streamBegan, [&] { began = bench::now(); });
     QObject::connect(&reader, &NativeReader::streamDelta, [&](const QString& d) { note(r, d, latency); });

@@ -56,10 +56,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes, for checking the harness")
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
     ap.add_argument("--json", default=None)
-    ap.add_argument("--only", default="", help="comma-separated groups: stream,apis,latency,memory,values,core")
+    ap.add_argument("--only", default="", help="comma-separated groups: stream,apis,latency,memory,view,values,core")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
-    groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "memory", "values", "core"}
+    groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "memory", "view", "values", "core"}
     samples = {}  # (case, impl) -> list of rows
 
     def add(rows):
@@ -105,6 +105,18 @@ def main():
                             add(run_json([args.python, os.path.join(HERE, "peer_openai.py"), str(server.port), case] + lat))
                     else:
                         add(run_json([stream_exe, "--port", str(server.port), "--impl", impl, "--case", case] + lat))
+        if "view" in groups:
+            view_exe = os.path.join(build, "benches", "bench_view")
+            # 3,000 deltas of a word each, paced (a fast model, and ten times that); the views
+            # paint offscreen.
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+            for per_second in (1000, 10000):
+                case = f"view_3000_at_{per_second}"
+                server.script([{"$paced": {"count": 3000, "delta": "word ", "per_second": per_second}}])
+                print(f"{case}:", file=sys.stderr, flush=True)
+                for _ in range(args.runs):
+                    for impl in ("ours", "qt"):
+                        add(run_json([view_exe, "--port", str(server.port), "--impl", impl, "--case", case], env=env))
         if "values" in groups:
             print("values:", file=sys.stderr, flush=True)
             for _ in range(args.runs):
@@ -210,6 +222,21 @@ def print_table(samples, runs):
             if f:
                 f99 = med(samples, case, impl, "p99_ns")[0]
                 row(f"… floor, {what}: p50 / p99", f"{f / 1e3:.0f} / {f99 / 1e3:.0f} µs", "—", "—", "(information)", None)
+
+    for case in ("view_3000_at_1000", "view_3000_at_10000"):
+        o, n, f = med(samples, case, "ours")
+        if not o:
+            continue
+        q = med(samples, case, "qt")[0]
+        g = lambda impl, key: med(samples, case, impl, key)[0]
+        row(f"{case}/s: 3,000 deltas into a shown QListView, GUI-thread latency (a 1 ms timer's lateness) p50 / p99 / max (n={n})",
+            f"{g('ours', 'late_p50_us'):.0f} / {g('ours', 'late_p99_us'):.0f} / {g('ours', 'late_max_us'):.0f} µs",
+            f"QStandardItemModel per delta {g('qt', 'late_p50_us'):.0f} / {g('qt', 'late_p99_us'):.0f} / {g('qt', 'late_max_us'):.0f} µs",
+            f"{g('ours', 'late_p99_us') / max(1, g('qt', 'late_p99_us')):.2f} (p99)", "p99 ≤ baseline's",
+            g("ours", "late_p99_us") <= g("qt", "late_p99_us"))
+        row(f"{case}/s: dataChanged the view received / stream time", f"{g('ours', 'data_changed'):.0f} / {fmt_s(o)}",
+            f"{g('qt', 'data_changed'):.0f} / {fmt_s(q)}", f"{o / q:.2f} (time)", "≤ 1 per event-loop pass",
+            g("ours", "data_changed") < 3000)
 
     def pair(case, name, target, check, per=None):
         o, n, _ = med(samples, case, "ours")
