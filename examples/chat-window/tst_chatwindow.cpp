@@ -4,7 +4,8 @@
 // and says so, a message typed and sent with Ctrl+Enter streams its answer through a tool
 // round, Stop during the second answer keeps what was said, "Branch from here" and Regenerate
 // make new conversations, the settings dialog refuses an incomplete model and then points the
-// window at a server, and the conversations come back from the saved file as after a restart.
+// window at a local server, where a tool call waits for the user's approval and the status bar
+// shows the token usage, and the conversations come back from the saved file as after a restart.
 // It grabs the window to $VI_SCREENSHOT (the README's picture).
 #include "ChatWindow.h"
 #include "MessageDelegate.h"
@@ -17,7 +18,10 @@
 #include <Agent/MessageModel.h>
 
 #include <QtCore/QFile>
+#include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
+#include <QtCore/QTemporaryFile>
+#include <QtGui/QAction>
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QComboBox>
@@ -196,15 +200,30 @@ private Q_SLOTS:
 
     void settingsPointTheWindowAtAServer()
     {
-        // The demo's own server stands in for "a local OpenAI-compatible server".
-        const QString url = Center::getInstance()->getModel(QStringLiteral("chat-window-demo")).getUrl().toString();
-        QVERIFY(!url.isEmpty());
+        // A local OpenAI-compatible server of our own: the scripted server playing a tool call,
+        // then an answer that reports its token usage.
+        QTemporaryFile scriptFile;
+        const QByteArray script = R"({"responses": [
+ {"events": [{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function",
+              "function":{"name":"get_current_time","arguments":"{}"}}]}}]}, {"$done": true}]},
+ {"events": [{"choices":[{"index":0,"delta":{"content":"Local answer after the clock."}}]},
+             {"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}, {"$done": true}]}
+]})";
+        QVERIFY(scriptFile.open() && scriptFile.write(script) == script.size() && scriptFile.flush());
+        QProcess server;
+        server.start(QStringLiteral(VI_SCRIPTED_SERVER), {QStringLiteral("--script"), scriptFile.fileName()});
+        QVERIFY(server.waitForStarted(5000) && server.waitForReadyRead(5000));
+        const QByteArray line = server.readLine().trimmed();
+        QVERIFY2(line.startsWith("PORT "), line.constData());
+        const QString url = QStringLiteral("http://127.0.0.1:%1/v1").arg(QString::fromLatin1(line.mid(5)));
+
         bool refused = false;
         QTimer::singleShot(0, this, [&] {
             auto* dialog = qobject_cast<SettingsDialog*>(QApplication::activeModalWidget());
             QVERIFY(dialog);
             dialog->findChild<QLineEdit*>(QStringLiteral("url"))->setText(url);
             dialog->findChild<QLineEdit*>(QStringLiteral("modelName"))->setText(QStringLiteral("local-model"));
+            QCOMPARE(dialog->findChild<QComboBox*>(QStringLiteral("api"))->currentIndex(), 0); // Chat Completions
             QCOMPARE(dialog->findChild<QLineEdit*>(QStringLiteral("token"))->echoMode(), QLineEdit::Password);
             dialog->accept(); // no token yet: refused, the dialog stays
             refused = dialog->isVisible() && dialog->findChild<QLabel*>(QStringLiteral("problem"))->isVisible();
@@ -215,11 +234,30 @@ private Q_SLOTS:
         QVERIFY(refused);
         QVERIFY(!workspace->isDemo());
         QCOMPARE(child<QLabel>("source")->text(), QStringLiteral("local-model at ") + url);
+
+        // A new conversation that asks before running tools.
         QTest::mouseClick(child<QPushButton>("newConversation"), Qt::LeftButton);
         QTRY_COMPARE(child<QListView>("conversations")->model()->rowCount(), 4);
         QTRY_COMPARE(window->currentDialog()->getMessageCount(), 0);
-        QVERIFY(say(QStringLiteral("Are you there?")));
-        QVERIFY(window->currentDialog()->getLastMessage().getContent().startsWith(kReminder));
+        window->findChild<QAction*>(QStringLiteral("askBeforeTools"))->trigger();
+        QVERIFY(window->currentDialog()->getToolApproval());
+        auto* input = child<QPlainTextEdit>("input");
+        QTest::keyClicks(input, QStringLiteral("What time is it there?"));
+        QTest::mouseClick(child<QPushButton>("send"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(child<QWidget>("approvalBar")->isVisible(), 10000);
+        QVERIFY2(child<QLabel>("approvalText")->text().contains(QStringLiteral("get_current_time")),
+                 qPrintable(child<QLabel>("approvalText")->text()));
+        QSignalSpy finished(window->currentDialog(), &Dialog::runFinished);
+        QTest::mouseClick(child<QPushButton>("approve"), Qt::LeftButton);
+        QVERIFY(finished.wait(10000));
+        QVERIFY(!child<QWidget>("approvalBar")->isVisible());
+        const QStringList shown = rows(child<QListView>("messages"));
+        QCOMPARE(shown.size(), 4);
+        QVERIFY2(shown[2].startsWith(QStringLiteral("tool:{\"now\":")), qPrintable(shown[2])); // it ran
+        QCOMPARE(shown[3], QStringLiteral("assistant:Local answer after the clock."));
+        QCOMPARE(child<QLabel>("usage")->text(), QStringLiteral("Tokens: 12 in, 5 out"));
+        server.closeWriteChannel();
+        QVERIFY(server.waitForFinished(5000));
     }
 
     void conversationsComeBackAfterARestart()
