@@ -117,22 +117,6 @@ fn mcp_failures(events: &[Event]) -> Vec<(String, String)> {
 }
 
 /// Child processes of this test process (from /proc), with their command lines.
-fn children() -> Vec<(i32, String)> {
-    let me = std::process::id() as i32;
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
-        let ppid: i32 = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
-        if ppid == me {
-            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-            found.push((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
-        }
-    }
-    found
-}
-
 fn stdio_children() -> Vec<i32> {
     children().into_iter().filter(|(_, cmd)| cmd.contains("tools_server.py stdio")).map(|(pid, _)| pid).collect()
 }

@@ -60,6 +60,14 @@ struct Key {
 /// rather than grow.
 const MAX_CLIENTS: usize = 32;
 
+/// A kept-alive connection nobody reuses is closed after this long (the pool checks at about
+/// this interval too, so one closes within twice this, 40 s) — a burst of dialogs must not
+/// hold its sockets for minutes (issue 14: 100 dialogs left ~100 sockets for ~3 minutes).
+const IDLE_CONNECTION_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// At most this many idle connections are kept per host; more are closed when they fall idle.
+const MAX_IDLE_PER_HOST: usize = 16;
+
 pub(crate) fn client(url: &reqwest::Url, purpose: Purpose) -> Result<Client, SetupError> {
     let mut settings = settings_for(url).map_err(SetupError::Proxy)?;
     let tls = url.scheme() == "https";
@@ -91,7 +99,8 @@ fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
     // installed one, which serves as well.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder = reqwest::Client::builder()
-        .pool_idle_timeout(Duration::from_secs(90))
+        .pool_idle_timeout(IDLE_CONNECTION_TIMEOUT)
+        .pool_max_idle_per_host(MAX_IDLE_PER_HOST)
         .referer(false)
         .redirect(redirects(key.tls, key.purpose));
     if key.purpose == Purpose::Mcp {
