@@ -397,3 +397,25 @@ fn an_error_event_fails_the_run_whatever_its_data() {
         assert_eq!(failure(&events).unwrap(), format!("[ServerError] {expected}"));
     }
 }
+
+/// The next round goes out on the connection the last one came back on, even when the server
+/// ends the body a moment after the answer's `[DONE]`: the rest of the body is read so the
+/// connection returns to the pool (found by the soak test: a fast reader dropped it first, and
+/// every round paid a new connection — on https a new TLS handshake).
+#[test]
+fn a_connection_is_reused_when_the_body_ends_after_done() {
+    let _net = exclusive(); // no proxy of another test (plain http through one never reuses)
+    let late_end = || Step::sse(vec![chat_chunk_content("hi"), done(), sleep_ms(150)]);
+    let srv = chat_server(vec![late_end(), late_end(), late_end()]);
+    let (_c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    for _ in 0..3 {
+        d.append_message(Message::new(Role::User, "again"));
+        d.run();
+        rec.wait_finished();
+        assert!(matches!(ended(&rec.take()), Event::StreamEnded(_)));
+        // The drain finishes when the server ends the body, ~150 ms after [DONE].
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let connections: Vec<u64> = srv.requests().iter().map(|r| r.connection).collect();
+    assert_eq!(connections, [connections[0]; 3], "one connection for the three rounds");
+}

@@ -32,10 +32,10 @@ enum Outcome {
     ClientLeft,
 }
 
-pub(crate) async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>) {
+pub(crate) async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>, connection: u64) {
     let mut reader = RequestReader::default();
     loop {
-        let request = match reader.read_request(&mut stream).await {
+        let mut request = match reader.read_request(&mut stream).await {
             Ok(Some(request)) => request,
             Ok(None) | Err(ReadError::Disconnected) => return,
             Err(ReadError::Malformed(message)) => return reject(&mut stream, 400, &message).await,
@@ -46,6 +46,7 @@ pub(crate) async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>)
                 return reject(&mut stream, 413, "request body too large").await;
             }
         };
+        request.connection = connection;
         let keep_alive = request.keep_alive();
         match handle(&mut stream, &request, &shared, keep_alive).await {
             Ok(Outcome::Complete) if keep_alive => continue,

@@ -29,6 +29,8 @@ pub(crate) struct Request {
     pub http11: bool,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Which accepted connection carried it (0, 1, … in accept order).
+    pub connection: u64,
 }
 
 impl Request {
@@ -280,6 +282,7 @@ fn parse_head(head: &str) -> Result<Request, ReadError> {
         http11,
         headers,
         body: Vec::new(),
+        connection: 0,
     })
 }
 

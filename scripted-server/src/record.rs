@@ -23,6 +23,9 @@ pub struct RecordedRequest {
     /// went away first (a write failed, or a `$stall` saw the connection close). `None` while
     /// the answer is still being sent.
     pub ended: Option<String>,
+    /// Which accepted connection carried it (0, 1, … in accept order): requests on one
+    /// connection share the number, so a test can see whether a client reused it.
+    pub connection: u64,
 }
 
 impl RecordedRequest {
@@ -35,6 +38,7 @@ impl RecordedRequest {
             body_json: serde_json::from_slice(&request.body).ok(),
             step,
             ended: None,
+            connection: request.connection,
         }
     }
 
@@ -47,7 +51,7 @@ impl RecordedRequest {
     }
 
     /// The form `GET /__requests` serves: `{"method","path","headers","body_text","body_json",
-    /// "step","ended"}` where `headers` is an object keyed by lower-case name (repeated headers joined with
+    /// "step","ended","connection"}` where `headers` is an object keyed by lower-case name (repeated headers joined with
     /// ", ", as HTTP allows) so a C++ test can write `headers["authorization"]`, and `body_json`
     /// and `step` are `null` when absent.
     pub fn to_json(&self) -> Value {
@@ -72,6 +76,7 @@ impl RecordedRequest {
             "body_json": self.body_json,
             "step": self.step,
             "ended": self.ended,
+            "connection": self.connection,
         })
     }
 }
@@ -94,12 +99,13 @@ mod tests {
             body_json: Some(json!({})),
             step: None,
             ended: None,
+            connection: 3,
         };
         assert_eq!(request.header("ACCEPT"), Some("a"));
         assert_eq!(
             request.to_json(),
             json!({"method": "POST", "path": "/v1/chat/completions", "headers": {"accept": "a, b", "x-k": "v"},
-                   "body_text": "{}", "body_json": {}, "step": null, "ended": null})
+                   "body_text": "{}", "body_json": {}, "step": null, "ended": null, "connection": 3})
         );
     }
 }

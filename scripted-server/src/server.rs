@@ -169,6 +169,7 @@ async fn accept_loop(
     shared: Arc<Shared>,
     mut stopped: oneshot::Receiver<()>,
 ) {
+    let mut connections = 0u64;
     loop {
         tokio::select! {
             _ = &mut stopped => return,
@@ -176,7 +177,8 @@ async fn accept_loop(
                 Ok((stream, _)) => {
                     // Small SSE events must leave at once, not wait for Nagle's algorithm.
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(serve_connection(stream, Arc::clone(&shared)));
+                    tokio::spawn(serve_connection(stream, Arc::clone(&shared), connections));
+                    connections += 1;
                 }
                 // Usually out of file descriptors: give connections a moment to close.
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,

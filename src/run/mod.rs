@@ -294,6 +294,9 @@ impl Run {
                 return Err(AttemptFailure { failure: response.unreadable(), streamed: false });
             }
             if done || piece.is_none() {
+                if piece.is_some() {
+                    response.finish_in_background();
+                }
                 return Ok(stream.tool_calls.finish());
             }
         }
