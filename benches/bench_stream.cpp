@@ -3,6 +3,11 @@
 // Stream delivery against the scripted server (benches/run.py starts it and sets the script).
 //
 //   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic]
+//                [--dialogs N]
+//
+// --dialogs N (ours, qt): N streams at once from the same server, timed from the first
+// streamBegan to the last streamEnded (ours: N dialogs; qt: N readers, each with its own
+// QNetworkAccessManager).
 //
 //   ours   Dialog::run(); every delta arrives as a streamDelta signal on the main thread.
 //          Time = streamBegan → streamEnded.
@@ -49,6 +54,7 @@
 #include <cstdlib>
 #include <thread>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -82,7 +88,7 @@ void note(Result& r, const QString& delta, bool latency)
 }
 
 // ---- ours ---------------------------------------------------------------------------------------
-Result runOurs(int port, bool latency)
+Result runOurs(int port, bool latency, int dialogs)
 {
     Result r;
     Center* center = Center::getInstance();
@@ -98,41 +104,63 @@ Result runOurs(int port, bool latency)
     provider.addModel(model.getId(), 1);
     center->addProvider(provider);
     center->setDefaultProvider(provider.getId());
-    Dialog* dialog = center->createDialog();
-    dialog->appendMessage(Message::Role::User, QStringLiteral("stream please"));
     double began = 0;
-    QObject::connect(dialog, &Dialog::streamBegan, [&] { began = bench::now(); });
-    QObject::connect(dialog, &Dialog::streamDelta, [&](const QString& d) { note(r, d, latency); });
-    QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
-        r.seconds = bench::now() - began;
-        QCoreApplication::quit();
-    });
-    QObject::connect(dialog, &Dialog::runFailed, [&](const QString& m) {
-        r.failure = m;
-        QCoreApplication::quit();
-    });
-    dialog->run();
+    int running = dialogs;
+    for (int i = 0; i < dialogs; ++i) {
+        Dialog* dialog = center->createDialog();
+        dialog->appendMessage(Message::Role::User, QStringLiteral("stream please"));
+        QObject::connect(dialog, &Dialog::streamBegan, [&] {
+            if (began == 0)
+                began = bench::now();
+        });
+        QObject::connect(dialog, &Dialog::streamDelta, [&](const QString& d) { note(r, d, latency); });
+        QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
+            if (--running == 0) {
+                r.seconds = bench::now() - began;
+                QCoreApplication::quit();
+            }
+        });
+        QObject::connect(dialog, &Dialog::runFailed, [&](const QString& m) {
+            r.failure = m;
+            QCoreApplication::quit();
+        });
+    }
+    for (const QString& id : center->getDialogIds())
+        center->getDialog(id)->run();
     QCoreApplication::exec();
     return r;
 }
 
 // ---- the Qt-native baseline (NativeReader.h) -----------------------------------------------
-Result runQt(int port, bool latency)
+Result runQt(int port, bool latency, int dialogs)
 {
+    // One reader, and so one QNetworkAccessManager, per dialog: Qt's six connections per
+    // manager and host do not limit it.
     Result r;
-    NativeReader reader(port, api);
+    std::vector<std::unique_ptr<NativeReader>> readers;
     double began = 0;
-    QObject::connect(&reader, &NativeReader::streamBegan, [&] { began = bench::now(); });
-    QObject::connect(&reader, &NativeReader::streamDelta, [&](const QString& d) { note(r, d, latency); });
-    QObject::connect(&reader, &NativeReader::streamEnded, [&](const QString&) {
-        r.seconds = bench::now() - began;
-        QCoreApplication::quit();
-    });
-    QObject::connect(&reader, &NativeReader::failed, [&](const QString& m) {
-        r.failure = m;
-        QCoreApplication::quit();
-    });
-    reader.start();
+    int running = dialogs;
+    for (int i = 0; i < dialogs; ++i) {
+        readers.push_back(std::make_unique<NativeReader>(port, api));
+        NativeReader* reader = readers.back().get();
+        QObject::connect(reader, &NativeReader::streamBegan, [&] {
+            if (began == 0)
+                began = bench::now();
+        });
+        QObject::connect(reader, &NativeReader::streamDelta, [&](const QString& d) { note(r, d, latency); });
+        QObject::connect(reader, &NativeReader::streamEnded, [&](const QString&) {
+            if (--running == 0) {
+                r.seconds = bench::now() - began;
+                QCoreApplication::quit();
+            }
+        });
+        QObject::connect(reader, &NativeReader::failed, [&](const QString& m) {
+            r.failure = m;
+            QCoreApplication::quit();
+        });
+    }
+    for (const auto& reader : readers)
+        reader->start();
     QCoreApplication::exec();
     return r;
 }
@@ -324,7 +352,9 @@ int main(int argc, char** argv)
     parser.addOption({QStringLiteral("case"), QStringLiteral("case name"), QStringLiteral("case")});
     parser.addOption({QStringLiteral("latency"), QStringLiteral("deltas carry send times")});
     parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic"), QStringLiteral("api")});
+    parser.addOption({QStringLiteral("dialogs"), QStringLiteral("streams at once (ours, qt)"), QStringLiteral("n"), QStringLiteral("1")});
     parser.process(app);
+    const int dialogs = std::max(1, parser.value(QStringLiteral("dialogs")).toInt());
     const QString apiName = parser.value(QStringLiteral("api"));
     api = apiName == QLatin1String("responses")   ? Model::Api::Responses
           : apiName == QLatin1String("anthropic") ? Model::Api::AnthropicMessages
@@ -334,9 +364,9 @@ int main(int argc, char** argv)
     const bool latency = parser.isSet(QStringLiteral("latency"));
     Result r;
     if (impl == QLatin1String("ours"))
-        r = runOurs(port, latency);
+        r = runOurs(port, latency, dialogs);
     else if (impl == QLatin1String("qt"))
-        r = runQt(port, latency);
+        r = runQt(port, latency, dialogs);
     else if (impl == QLatin1String("raw") || impl == QLatin1String("rawpost"))
         r = runRaw(port, impl == QLatin1String("rawpost"));
     else

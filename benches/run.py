@@ -56,10 +56,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes, for checking the harness")
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
     ap.add_argument("--json", default=None)
-    ap.add_argument("--only", default="", help="comma-separated groups: stream,apis,latency,memory,view,values,core")
+    ap.add_argument("--only", default="", help="comma-separated groups: stream,apis,latency,memory,many,view,values,core")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
-    groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "memory", "view", "values", "core"}
+    groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "memory", "many", "view", "values", "core"}
     samples = {}  # (case, impl) -> list of rows
 
     def add(rows):
@@ -90,6 +90,9 @@ def main():
                                   ["ours", "qt", "cabi"])]
         if "memory" in groups:
             stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
+        if "many" in groups:
+            # 16 dialogs at once, 20,000 deltas each (issue 15, item 4).
+            stream_cases += [("many_16x20k", [{"$repeat": {"count": 20000 // scale, "delta": "t"}}], ["ours", "qt"])]
         if "latency" in groups:
             stream_cases += [("latency_paced_1000", [{"$paced": {"count": 2000 // scale, "delta": "", "per_second": 1000, "stamp_content": True}}],
                               ["ours", "qt", "cabi", "raw", "rawpost", "python"])]
@@ -98,6 +101,7 @@ def main():
             print(f"{case}:", file=sys.stderr, flush=True)
             lat = ["--latency"] if case.startswith("latency") else []
             lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic")) else []
+            lat += ["--dialogs", "16"] if case.startswith("many_16") else []
             for _ in range(args.runs):
                 for impl in impls:
                     if impl == "python":
@@ -184,6 +188,16 @@ def print_table(samples, runs):
         rc = med(samples, case, "cabi", "peak_rss_kib")[0]
         if rp or rc:
             row(f"{case}: peak RSS of the other readers", f"C ABI {rc / 1024:.1f} MB" if rc else "—", f"python {rp / 1024:.1f} MB" if rp else "—", "—", "(information)", None)
+    case = "many_16x20k"
+    o, n, f = med(samples, case, "ours")
+    if o:
+        q = med(samples, case, "qt")[0]
+        r, qr = med(samples, case, "ours", "peak_rss_kib")[0], med(samples, case, "qt", "peak_rss_kib")[0]
+        d = med(samples, case, "ours", "deltas")[0]
+        row(f"{case}: 16 dialogs streaming 20k deltas each at once, first streamBegan → last streamEnded (n={n})",
+            f"{fmt_s(o)} ({d / o:,.0f} deltas/s), peak {r / 1024:.1f} MB",
+            f"Qt-native, a manager per dialog: {fmt_s(q)}, peak {qr / 1024:.1f} MB", f"{o / q:.3f} (×{q / o:.1f})",
+            "≥ 3× faster", q / o >= 3)
     case = "stream_100MB"
     o, n, f = med(samples, case, "ours")
     if o or f:
