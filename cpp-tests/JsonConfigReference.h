@@ -20,31 +20,37 @@ namespace JsonConfigReference {
 using Visindigo::Utility::JsonConfig;
 
 // The one place JsonConfig reads differently from Qt, on purpose: QJsonDocument drops a raw
-// U+FEFF that starts a string (or key); JsonConfig keeps it. This strips one such leading
-// character from every string and key, so both readings compare equal; `collided` is set when
-// two keys become one (then their values cannot be compared).
-inline QJsonValue withoutLeadingBoms(const QJsonValue& value, bool* collided)
+// U+FEFF that starts a string or key (one: a second one is kept); JsonConfig keeps it. Whether
+// `ours` is `qt` with such a character in front of some strings and keys. Two keys that Qt
+// read as one (then their values cannot be compared) count as the same.
+inline bool sameUpToKeptBoms(const QJsonValue& ours, const QJsonValue& qt)
 {
     const QChar bom(0xFEFF);
-    const auto strip = [&](const QString& s) { return s.startsWith(bom) ? s.mid(1) : s; };
-    if (value.isString())
-        return strip(value.toString());
-    if (value.isArray()) {
-        QJsonArray out;
-        for (const QJsonValue& element : value.toArray())
-            out.append(withoutLeadingBoms(element, collided));
-        return out;
+    if (ours.isString() && qt.isString())
+        return ours == qt || ours.toString() == bom + qt.toString();
+    if (ours.isArray() && qt.isArray()) {
+        const QJsonArray a = ours.toArray();
+        const QJsonArray b = qt.toArray();
+        if (a.size() != b.size())
+            return false;
+        for (qsizetype i = 0; i < a.size(); ++i)
+            if (!sameUpToKeptBoms(a[i], b[i]))
+                return false;
+        return true;
     }
-    if (value.isObject()) {
-        const QJsonObject object = value.toObject();
-        QJsonObject out;
-        for (auto it = object.begin(); it != object.end(); ++it)
-            out.insert(strip(it.key()), withoutLeadingBoms(it.value(), collided));
-        if (out.size() != object.size())
-            *collided = true;
-        return out;
+    if (ours.isObject() && qt.isObject()) {
+        const QJsonObject a = ours.toObject();
+        const QJsonObject b = qt.toObject();
+        if (a.size() != b.size())
+            return a.size() > b.size(); // keys Qt merged
+        for (auto it = a.begin(); it != a.end(); ++it) {
+            const QString key = b.contains(it.key()) ? it.key() : it.key().startsWith(bom) ? it.key().mid(1) : QString();
+            if (!b.contains(key) || !sameUpToKeptBoms(it.value(), b.value(key)))
+                return false;
+        }
+        return true;
     }
-    return value;
+    return ours == qt;
 }
 
 // Whether `config` (read with `ourError`) holds what QJsonDocument makes of `text`: same
@@ -65,13 +71,9 @@ inline QString disagreementWith(const QByteArray& text, const JsonConfig& config
         return {};
     }
     const QJsonValue qtRoot = document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object());
-    if (config.root() != qtRoot) {
-        bool collided = false;
-        const bool quoteBom = text.contains(QByteArrayLiteral("\"\xEF\xBB\xBF"));
-        const QJsonValue ours = withoutLeadingBoms(config.root(), &collided);
-        if (!quoteBom || (!collided && ours != withoutLeadingBoms(qtRoot, &collided)))
-            return QStringLiteral("content differs");
-    }
+    if (config.root() != qtRoot
+        && !(text.contains(QByteArrayLiteral("\"\xEF\xBB\xBF")) && sameUpToKeptBoms(config.root(), qtRoot)))
+        return QStringLiteral("content differs");
     qsizetype i = 0;
     while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
         ++i;
