@@ -375,7 +375,9 @@ int main(int argc, char** argv)
                         + ",\"peak_rss_kib\":" + std::to_string(bench::peakRssKiB());
     if (latency)
         extra += ",\"p50_ns\":" + std::to_string(percentile(r.latencies, 0.50))
-                 + ",\"p99_ns\":" + std::to_string(percentile(r.latencies, 0.99));
+                 + ",\"p99_ns\":" + std::to_string(percentile(r.latencies, 0.99))
+                 + ",\"p999_ns\":" + std::to_string(percentile(r.latencies, 0.999))
+                 + ",\"max_ns\":" + std::to_string(percentile(r.latencies, 1.0));
     if (!r.failure.isEmpty())
         extra += ",\"failure\":" + QJsonDocument(QJsonArray{r.failure}).toJson(QJsonDocument::Compact).toStdString();
     bench::report(parser.value(QStringLiteral("case")).toUtf8().constData(), impl.toUtf8().constData(), r.seconds, extra);

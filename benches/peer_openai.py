@@ -43,6 +43,8 @@ def main() -> int:
         lat.sort()
         out["p50_ns"] = lat[int(0.5 * (len(lat) - 1) + 0.5)]
         out["p99_ns"] = lat[int(0.99 * (len(lat) - 1) + 0.5)]
+        out["p999_ns"] = lat[int(0.999 * (len(lat) - 1) + 0.5)]
+        out["max_ns"] = lat[-1]
     print(json.dumps(out), flush=True)
     return 0
 

@@ -56,10 +56,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small sizes, for checking the harness")
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
     ap.add_argument("--json", default=None)
-    ap.add_argument("--only", default="", help="comma-separated groups: stream,apis,latency,memory,many,view,values,core")
+    ap.add_argument("--only", default="", help="comma-separated groups: stream,apis,latency,busy,memory,many,view,values,core")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
-    groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "memory", "many", "view", "values", "core"}
+    groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "busy", "memory", "many", "view", "values", "core"}
     samples = {}  # (case, impl) -> list of rows
 
     def add(rows):
@@ -96,19 +96,34 @@ def main():
         if "latency" in groups:
             stream_cases += [("latency_paced_1000", [{"$paced": {"count": 2000 // scale, "delta": "", "per_second": 1000, "stamp_content": True}}],
                               ["ours", "qt", "cabi", "raw", "rawpost", "python"])]
+        # Issue 15, item 1: a fast model (2,000/s) and a typical one (200/s), on the quiet
+        # machine and with every core held by a busy loop (the "busy" group).
+        for group, prefix in (("latency", "latency_paced"), ("busy", "busy_paced")):
+            if group in groups:
+                for per_second, count in ((2000, 10000), (200, 2000)):
+                    stream_cases += [(f"{prefix}_{per_second}",
+                                      [{"$paced": {"count": count // scale, "delta": "", "per_second": per_second, "stamp_content": True}}],
+                                      ["ours", "qt", "raw"])]
         for case, events, impls in stream_cases:
             server.script(events)
             print(f"{case}:", file=sys.stderr, flush=True)
-            lat = ["--latency"] if case.startswith("latency") else []
+            burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)] \
+                if case.startswith("busy") else []
+            lat = ["--latency"] if "_paced_" in case else []
             lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic")) else []
             lat += ["--dialogs", "16"] if case.startswith("many_16") else []
-            for _ in range(args.runs):
-                for impl in impls:
-                    if impl == "python":
-                        if have_python:
-                            add(run_json([args.python, os.path.join(HERE, "peer_openai.py"), str(server.port), case] + lat))
-                    else:
-                        add(run_json([stream_exe, "--port", str(server.port), "--impl", impl, "--case", case] + lat))
+            try:
+                for _ in range(args.runs):
+                    for impl in impls:
+                        if impl == "python":
+                            if have_python:
+                                add(run_json([args.python, os.path.join(HERE, "peer_openai.py"), str(server.port), case] + lat))
+                        else:
+                            add(run_json([stream_exe, "--port", str(server.port), "--impl", impl, "--case", case] + lat))
+            finally:
+                for b in burners:
+                    b.kill()
+                    b.wait()
         if "view" in groups:
             view_exe = os.path.join(build, "benches", "bench_view")
             # 3,000 deltas of a word each, paced (a fast model, and ten times that); the views
@@ -236,6 +251,20 @@ def print_table(samples, runs):
             if f:
                 f99 = med(samples, case, impl, "p99_ns")[0]
                 row(f"… floor, {what}: p50 / p99", f"{f / 1e3:.0f} / {f99 / 1e3:.0f} µs", "—", "—", "(information)", None)
+
+    # Issue 15, item 1: medians over the runs of each run's p50 / p99 / p99.9 / max.
+    for case, what in (("latency_paced_2000", "2,000/s, quiet"), ("latency_paced_200", "200/s, quiet"),
+                       ("busy_paced_2000", "2,000/s, every core busy"), ("busy_paced_200", "200/s, every core busy")):
+        o, n, f = med(samples, case, "ours", "p50_ns")
+        if not o:
+            continue
+        g = lambda impl, key: med(samples, case, impl, key)[0]
+        tail = lambda impl: " / ".join(f"{g(impl, k) / 1e3:.0f}" for k in ("p50_ns", "p99_ns", "p999_ns", "max_ns")) + " µs"
+        met = g("ours", "p50_ns") <= g("qt", "p50_ns") and g("ours", "p99_ns") <= g("qt", "p99_ns")
+        row(f"per-delta latency server write → signal, {what}: p50 / p99 / p99.9 / max (n={n}, failures {len(f)})",
+            tail("ours"), f"Qt-native {tail('qt')}; floor (raw) {tail('raw')}",
+            f"{g('ours', 'p50_ns') / g('qt', 'p50_ns'):.2f} / {g('ours', 'p99_ns') / g('qt', 'p99_ns'):.2f}",
+            "p50 and p99 ≤ Qt-native's", met and not f)
 
     for case in ("view_3000_at_1000", "view_3000_at_10000"):
         o, n, f = med(samples, case, "ours")
