@@ -10,92 +10,12 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::mcp_servers::{HttpServer, answer, calls, python, script_path, serial, stdio_entry};
 use support::*;
-use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done};
+use vi_scripted_server::ScriptedServer;
 use visindigo_agent::{Event, Function, FunctionSpec, HostToken, Mcp, Message, Role, ToolReply, Transport, shutdown_mcp_servers};
-
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The interpreter with the `mcp` package.
-fn python() -> &'static str {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON.get_or_init(|| support::python("mcp.server.mcpserver"))
-}
-
-fn script_path(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_servers").join(name).to_string_lossy().into_owned()
-}
-
-fn stdio_entry(name: &str) -> Mcp {
-    let mut m = Mcp::new(name);
-    m.command = python().to_owned();
-    m.arguments = vec![script_path("tools_server.py"), "stdio".into()];
-    m
-}
-
-/// A tools server on 127.0.0.1 run by the test itself (HTTP transports); killed on drop.
-struct HttpServer {
-    child: Child,
-    port: u16,
-}
-
-impl HttpServer {
-    fn start(mode: &str, port: Option<u16>) -> HttpServer {
-        let port = port.unwrap_or_else(|| TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port());
-        let child = Command::new(python())
-            .args([script_path("tools_server.py"), mode.to_owned(), port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python starts");
-        let server = HttpServer { child, port };
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(30), "the {mode} MCP server did not listen within 30 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    fn entry(&self, name: &str, transport: Transport, path: &str) -> Mcp {
-        let mut m = Mcp::new(name);
-        m.transport = transport;
-        m.url = format!("http://127.0.0.1:{}{path}", self.port);
-        m.headers.insert("X-Test".into(), "yes".into());
-        m
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A response that calls the given tools (name, arguments JSON), in order.
-fn calls(tools: &[(&str, &str)]) -> Step {
-    let mut events: Vec<Value> = tools
-        .iter()
-        .enumerate()
-        .map(|(i, (name, args))| chat_chunk_tool_call(i as u64, &format!("call_{i}"), name, args))
-        .collect();
-    events.push(done());
-    Step::sse(events)
-}
-
-fn answer(text: &str) -> Step {
-    Step::sse(vec![chat_chunk_content(text), done()])
-}
 
 fn tool_names(body: &Value) -> Vec<String> {
     body["tools"].as_array().into_iter().flatten().map(|t| t["function"]["name"].as_str().unwrap().to_owned()).collect()

@@ -12,7 +12,7 @@ mod support;
 use std::time::{Duration, Instant};
 use support::*;
 use vi_scripted_server::{ScriptedServer, Step, done, paced, script_repeat_last};
-use visindigo_agent::{Center, Event, HostToken, Mcp, Message, Role};
+use visindigo_agent::{Center, Event, HostToken, Message, Role};
 
 /// How much the resident set may grow over the whole soak, whatever the scale: the allocator
 /// keeps some of what it was given, nothing may grow with the number of runs.
@@ -99,7 +99,7 @@ fn one_run(center: &Center) -> Vec<Event> {
 #[ignore = "a minute long: ctest runs it as `soak`, tools/soak.sh longer"]
 fn the_process_holds_what_it_held_before() {
     let n = scale();
-    let python = python("mcp.server.mcpserver");
+    support::mcp_servers::python(); // found (in child processes) before the baseline is taken
     // One server for every run; its answer streams 20 pieces over ~20 ms, so that aborts land
     // in the middle of it.
     // Its request bodies are not logged for the SDK validation: thousands of the same.
@@ -184,10 +184,7 @@ fn the_process_holds_what_it_held_before() {
     // MCP stdio servers added, used by a run, removed: each process ends with its entry.
     for i in 0..20 * n {
         forget_requests();
-        let mut entry = Mcp::new(&format!("soak{i}"));
-        entry.command = python.clone();
-        entry.arguments = vec![format!("{}/tests/mcp_servers/tools_server.py", env!("CARGO_MANIFEST_DIR")), "stdio".into()];
-        center.add_mcp(entry);
+        center.add_mcp(support::mcp_servers::stdio_entry(&format!("soak{i}")));
         let events = one_run(&center);
         assert!(!events.iter().any(|e| matches!(e, Event::McpFailed { .. })), "{events:?}");
         assert_eq!(children().len(), baseline.children + 1, "the server runs while its entry exists");
