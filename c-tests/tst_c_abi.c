@@ -89,6 +89,27 @@ static void on_center_release(void* user_data)
     ((struct center_log*)user_data)->released++;
 }
 
+/* One vi_center_request_mcp outcome. */
+struct mcp_reply {
+    int called, released;
+    char error[128];
+};
+
+static void on_mcp_result(void* user_data, ViStr result_json, ViStr error)
+{
+    struct mcp_reply* r = user_data;
+    r->called++;
+    if (result_json.len == 0 && error.len < sizeof r->error) {
+        memcpy(r->error, error.data, error.len);
+        r->error[error.len] = '\0';
+    }
+}
+
+static void on_mcp_release(void* user_data)
+{
+    ((struct mcp_reply*)user_data)->released++;
+}
+
 int main(void)
 {
     ViCenter* center = NULL;
@@ -175,6 +196,21 @@ int main(void)
         CHECK(log.released == 1); /* the global Center's, released when cleared */
         CHECK(vi_center_set_event_callback(copy, NULL, NULL, NULL) == VI_STATUS_OK);
         CHECK(log.released == 2);
+
+        /* An MCP request to a server the Center does not have: the callback says why, at once,
+         * then user_data is released. Bad arguments: an error status, no call, released. */
+        struct mcp_reply reply;
+        memset(&reply, 0, sizeof reply);
+        CHECK(vi_center_request_mcp(copy, LIT("nobody"), LIT("resources/list"), NULL, 0, on_mcp_result, &reply,
+                                    on_mcp_release) == VI_STATUS_OK);
+        CHECK(reply.called == 1 && reply.released == 1);
+        CHECK(strcmp(reply.error, "no MCP server named \"nobody\" is registered with the Center") == 0);
+        CHECK(vi_center_request_mcp(copy, LIT("nobody"), LIT("resources/list"), LIT("[1]"), on_mcp_result, &reply,
+                                    on_mcp_release) == VI_STATUS_INVALID_JSON);
+        CHECK(vi_center_request_mcp(copy, LIT("nobody"), LIT("resources/list"), NULL, 0, NULL, &reply, on_mcp_release)
+              == VI_STATUS_NULL_ARGUMENT);
+        CHECK(reply.called == 1 && reply.released == 3);
+
         vi_dialog_free(cloned);
         vi_dialog_free(added);
         vi_string_free(saved);

@@ -1,21 +1,180 @@
 // SPDX-License-Identifier: MIT
 //
-// MCP (SPEC §B.5), through the public C++ API.
+// MCP (SPEC §B.5), through the public C++ API; and the client features of SPEC §H.4 against
+// tests/mcp_servers/features_server.py (the official MCP Python SDK) on real Qt event loops.
+// (No "//" inside raw string literals here: moc reads it as a comment and skips the class.)
+#include <Agent/Center.h>
+#include <Agent/Dialog.h>
 #include <Agent/MCP.h>
 #include <Utility/JsonConfig.h>
 
+#include "Registrations.h"
+#include "ScriptedServer.h"
+
 #include <QtCore/QMetaEnum>
+#include <QtCore/QThread>
 #include <QtTest/QtTest>
 
+using Visindigo::Agent::Center;
+using Visindigo::Agent::Dialog;
 using Visindigo::Agent::MCP;
+using Visindigo::Agent::Message;
+using Visindigo::Agent::Model;
 using Visindigo::Utility::JsonConfig;
 using Transport = Visindigo::Agent::MCP::Transport;
+using namespace ScriptedSteps;
+
+// The features server over stdio.
+static MCP featuresServer(const QString& name)
+{
+    MCP m(name);
+    m.setCommand(QStringLiteral(VI_PYTHON))
+        .setArguments({QStringLiteral(VISINDIGO_AGENT_SOURCE_DIR "/tests/mcp_servers/features_server.py"), QStringLiteral("stdio")});
+    return m;
+}
 
 class TestMcp : public QObject
 {
     Q_OBJECT
 
+    ScriptedServer server;
+    Registrations registered;
+
 private slots:
+    void initTestCase()
+    {
+        QString error;
+        QVERIFY2(server.start(&error), qPrintable(error));
+    }
+
+    void cleanupTestCase()
+    {
+        server.stop();
+        Center::getInstance()->removeMCP(QStringLiteral("notes"));
+    }
+
+    void cleanup() { registered.clear(); }
+
+    void rootsAndCallTimeoutAreWrittenOnlyWhenSet()
+    {
+        MCP m(QStringLiteral("n"));
+        QCOMPARE(m.getCallTimeout(), 60000);
+        QVERIFY(m.getRoots().isEmpty());
+        QVERIFY(!m.toJson().contains(QStringLiteral("roots")) && !m.toJson().contains(QStringLiteral("callTimeout")));
+        m.setRoots({QStringLiteral("file:///work")}).setCallTimeout(1500).setCallTimeout(0).setSamplingProviderId(QStringLiteral("p"));
+        QCOMPARE(m.getRoots(), QStringList{QStringLiteral("file:///work")});
+        QCOMPARE(m.getCallTimeout(), 1500);
+        MCP back;
+        back.fromJson(m.toJson());
+        QCOMPARE(back.getRoots(), m.getRoots());
+        QCOMPARE(back.getCallTimeout(), 1500);
+        QCOMPARE(back.getSamplingProviderId(), QStringLiteral("p"));
+    }
+
+    void requestMCPAnswersOnTheContextsThreadAndNotificationsArrive()
+    {
+        Center* center = Center::getInstance();
+        center->addMCP(featuresServer(QStringLiteral("notes")));
+        QSignalSpy notified(center, &Center::mcpNotification);
+
+        JsonConfig result;
+        QString error = QStringLiteral("not called");
+        QThread* calledOn = nullptr;
+        center->requestMCP(QStringLiteral("notes"), QStringLiteral("resources/read"),
+                           JsonConfig(QStringLiteral("{\"uri\": \"note://greeting\"}")), this,
+                           [&](const JsonConfig& r, const QString& e) {
+                               result = r;
+                               error = e;
+                               calledOn = QThread::currentThread();
+                           });
+        QTRY_VERIFY_WITH_TIMEOUT(calledOn != nullptr, 30000);
+        QCOMPARE(calledOn, thread());
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(result.getString(QStringLiteral("contents.0.text")), QStringLiteral("hello from the features server"));
+
+        bool announced = false;
+        center->requestMCP(QStringLiteral("notes"), QStringLiteral("tools/call"),
+                           JsonConfig(QStringLiteral("{\"name\": \"announce\", \"arguments\": {\"uri\": \"note://x\"}}")), this,
+                           [&](const JsonConfig&, const QString& e) { announced = e.isEmpty(); });
+        QTRY_VERIFY_WITH_TIMEOUT(announced, 30000);
+        QTRY_VERIFY(notified.size() >= 1);
+        QCOMPARE(notified.at(0).at(0).toString(), QStringLiteral("notes"));
+        QCOMPARE(notified.at(0).at(1).toString(), QStringLiteral("notifications/resources/updated"));
+        QCOMPARE(notified.at(0).at(2).value<JsonConfig>().getString(QStringLiteral("uri")), QStringLiteral("note://x"));
+
+        // No such server: the reason, still through the context.
+        QString missing;
+        center->requestMCP(QStringLiteral("nobody"), QStringLiteral("resources/list"), JsonConfig(), this,
+                           [&](const JsonConfig&, const QString& e) { missing = e; });
+        QTRY_VERIFY(!missing.isEmpty());
+        QVERIFY2(missing.contains(QStringLiteral("nobody")), qPrintable(missing));
+        // A context destroyed first is not called.
+        bool late = false;
+        auto* gone = new QObject;
+        center->requestMCP(QStringLiteral("notes"), QStringLiteral("prompts/list"), JsonConfig(), gone,
+                           [&](const JsonConfig&, const QString&) { late = true; });
+        delete gone;
+        QTest::qWait(500);
+        QVERIFY(!late);
+    }
+
+    void anElicitationIsAnsweredFromTheSignal()
+    {
+        Model model;
+        model.setName(QStringLiteral("mcp-model")).setUrl(server.url(QStringLiteral("/v1"))).setToken(QStringLiteral("t"));
+        Dialog* dialog = registered.newDialog(this, {registered.addModel(model)});
+        dialog->addMCP(featuresServer(QStringLiteral("feat")));
+        QVERIFY(server.setScript({sse({toolCallChunk(QStringLiteral("c1"), QStringLiteral("feat__book"), QStringLiteral("{}")), done()}),
+                                  answer({QStringLiteral("Booked.")})}));
+        QString asker;
+        QString question;
+        JsonConfig schema;
+        // What an application does: show a form, then answer (here at once, with the values).
+        connect(dialog, &Dialog::mcpElicitationRequested, this,
+                [&](const QString& id, const QString& serverName, const QString& message, const JsonConfig& requested) {
+                    asker = serverName;
+                    question = message;
+                    schema = requested;
+                    QVERIFY(dialog->answerMCPElicitation(id, QStringLiteral("accept"),
+                                                         JsonConfig(QStringLiteral(R"({"name": "Ada", "guests": 4})"))));
+                    QVERIFY(!dialog->answerMCPElicitation(id, QStringLiteral("accept")));
+                });
+        QSignalSpy finished(dialog, &Dialog::runFinished);
+        dialog->appendMessage(Message::Role::User, QStringLiteral("A table, please."));
+        dialog->run();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QCOMPARE(asker, QStringLiteral("feat"));
+        QCOMPARE(question, QStringLiteral("Who is the table for?"));
+        QCOMPARE(schema.getString(QStringLiteral("properties.guests.type")), QStringLiteral("integer"));
+        QCOMPARE(dialog->getMessages().at(2).getContent(), QStringLiteral("booked for Ada, 4 guests"));
+    }
+
+    void progressIsSignalledAndKeepsALongCallAlive()
+    {
+        Model model;
+        model.setName(QStringLiteral("mcp-model")).setUrl(server.url(QStringLiteral("/v1"))).setToken(QStringLiteral("t"));
+        Dialog* dialog = registered.newDialog(this, {registered.addModel(model)});
+        dialog->addMCP(featuresServer(QStringLiteral("feat")).setCallTimeout(2000));
+        QVERIFY(server.setScript({sse({toolCallChunk(QStringLiteral("c1"), QStringLiteral("feat__progress"),
+                                                     QStringLiteral(R"({"steps": 5, "interval": 0.5})")),
+                                       done()}),
+                                  answer({QStringLiteral("Done.")})}));
+        QSignalSpy progress(dialog, &Dialog::mcpProgress);
+        QSignalSpy finished(dialog, &Dialog::runFinished);
+        dialog->appendMessage(Message::Role::User, QStringLiteral("Work."));
+        dialog->run();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QCOMPARE(dialog->getMessages().at(2).getContent(), QStringLiteral("done after 5 steps"));
+        QCOMPARE(progress.size(), 5);
+        for (int i = 0; i < 5; ++i) {
+            QCOMPARE(progress.at(i).at(0).toString(), QStringLiteral("feat"));
+            QCOMPARE(progress.at(i).at(1).toString(), QStringLiteral("progress"));
+            QCOMPARE(progress.at(i).at(2).toDouble(), double(i + 1));
+            QCOMPARE(progress.at(i).at(3).toDouble(), 5.0);
+            QCOMPARE(progress.at(i).at(4).toString(), QStringLiteral("step %1 of 5").arg(i + 1));
+        }
+    }
+
     void transportValuesAreStdio0Sse1StreamableHttp2()
     {
         QCOMPARE(int(Transport::Stdio), 0);
@@ -190,5 +349,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestMcp)
+QTEST_GUILESS_MAIN(TestMcp)
 #include "tst_mcp.moc"

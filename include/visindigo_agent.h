@@ -169,6 +169,12 @@ enum ViCenterEventKind
    * `vi_center_from_json` replaced every dialog (`dialog_id` empty): read the list again.
    */
   VI_CENTER_EVENT_KIND_DIALOGS_RESET = 3,
+  /**
+   * MCP server `server_name` (the entry's name) sent notification `method` with
+   * `params_json` (JSON text, `null` when it had none) (SPEC §H.4.4). Fires on a library
+   * thread.
+   */
+  VI_CENTER_EVENT_KIND_MCP_NOTIFICATION = 4,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -243,6 +249,17 @@ enum ViEventKind
    * the dialog): read them again.
    */
   VI_EVENT_KIND_MESSAGES_RESET = 14,
+  /**
+   * A running call of MCP tool `tool_name` (its name on the server) on `server_name`
+   * reported `progress` of `total` (0: unknown); `text` is its message, if any (SPEC §H.4.2).
+   */
+  VI_EVENT_KIND_MCP_PROGRESS = 15,
+  /**
+   * MCP server `server_name` asks the user for input during a tool call (SPEC §H.4.5):
+   * `text` is its message, `json` the JSON Schema of what it asks for, `call_id` the request
+   * id to answer with `vi_dialog_answer_mcp_elicitation`. Declined when the run ends first.
+   */
+  VI_EVENT_KIND_MCP_ELICITATION_REQUESTED = 16,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -336,7 +353,8 @@ typedef struct ViStr {
 } ViStr;
 
 /**
- * One Center event; `dialog_id` lives only during the callback.
+ * One Center event; its views live only during the callback; fields that do not apply to
+ * the kind are empty.
  */
 typedef struct ViCenterEvent {
   /**
@@ -344,9 +362,21 @@ typedef struct ViCenterEvent {
    */
   ViCenterEventKind kind;
   /**
-   * The dialog it concerns (empty for `DialogsReset`).
+   * The dialog it concerns (the dialog events).
    */
   struct ViStr dialog_id;
+  /**
+   * `McpNotification` only: the MCP entry's name.
+   */
+  struct ViStr server_name;
+  /**
+   * `McpNotification` only: the notification's method.
+   */
+  struct ViStr method;
+  /**
+   * `McpNotification` only: its params as JSON text.
+   */
+  struct ViStr params_json;
 } ViCenterEvent;
 
 /**
@@ -365,6 +395,16 @@ typedef void (*ViCenterEventCallback)(void *user_data,
  * callback was replaced or its owner destroyed). Any thread.
  */
 typedef void (*ViUserDataDestroy)(void *user_data);
+
+/**
+ * Receives the outcome of `vi_center_request_mcp`, exactly once: `result_json` is the
+ * request's `result` as JSON text and `error` empty, or `error` says why there is none (then
+ * `result_json` is empty). Both live only during the call. Fires on a library thread (on the
+ * caller's, before `vi_center_request_mcp` returns, when the Center has no usable entry of
+ * that name); `user_data` is released through its `destroy` right after. It must not throw or
+ * unwind.
+ */
+typedef void (*ViMcpResultCallback)(void *user_data, struct ViStr result_json, struct ViStr error);
 
 /**
  * One event. Every view lives only during the callback; fields that do not apply to the
@@ -392,7 +432,7 @@ typedef struct ViEvent {
    */
   struct ViStr to_model_id;
   /**
-   * `McpFailed` only: the server.
+   * `McpFailed`, `McpProgress` and `McpElicitationRequested` only: the server.
    */
   struct ViStr server_name;
   /**
@@ -404,13 +444,25 @@ typedef struct ViEvent {
    */
   int32_t delay_ms;
   /**
-   * The tool call events only (else empty).
+   * The tool call events only (else empty); `McpElicitationRequested`: the request id.
    */
   struct ViStr call_id;
   /**
-   * The tool call events only (else empty).
+   * The tool call events and `McpProgress` only (else empty).
    */
   struct ViStr tool_name;
+  /**
+   * `McpProgress` only (else 0).
+   */
+  double progress;
+  /**
+   * `McpProgress` only: the total, 0 when the server gave none (else 0).
+   */
+  double total;
+  /**
+   * `McpElicitationRequested` only: the requested schema as JSON text (else empty).
+   */
+  struct ViStr json;
 } ViEvent;
 
 /**
@@ -646,6 +698,25 @@ ViStatus vi_center_set_event_callback(const struct ViCenter *center,
                                       ViCenterEventCallback callback,
                                       void *user_data,
                                       ViUserDataDestroy destroy);
+
+/**
+ * Sends request `method` with `params_json` (a JSON object; NULL or empty for none) to the
+ * Center's MCP server `server_name` (SPEC §H.4.4: `resources/list`, `resources/read`,
+ * `prompts/get`, `completion/complete`, `resources/subscribe`, …) over the pooled connection,
+ * connecting it if needed. From then on the Center's event callback receives that server's
+ * notifications (`VI_CENTER_EVENT_KIND_MCP_NOTIFICATION`). On an error status the callback is
+ * never called and `user_data` is released at once; otherwise the callback is called once.
+ */
+ViStatus vi_center_request_mcp(const struct ViCenter *center,
+                               const char *server_name,
+                               size_t server_name_len,
+                               const char *method,
+                               size_t method_len,
+                               const char *params_json,
+                               size_t params_json_len,
+                               ViMcpResultCallback callback,
+                               void *user_data,
+                               ViUserDataDestroy destroy);
 
 /**
  * A new dialog registered in the Center; `*dialog_out` is a reference to it (free with
@@ -1035,6 +1106,21 @@ ViStatus vi_dialog_reject_tool_call(const struct ViDialog *dialog,
                                     size_t reason_len);
 
 /**
+ * Answers the MCP elicitation `request_id` (`VI_EVENT_KIND_MCP_ELICITATION_REQUESTED`, SPEC
+ * §H.4.5): `action` is "accept" (with `content_json`, a JSON object matching the requested
+ * schema), "decline" or "cancel" (`content_json` NULL with length 0). Any thread.
+ * `VI_STATUS_NOT_FOUND` when nothing waits under that id (answered, or the run is over);
+ * `VI_STATUS_INVALID_ARGUMENT` for another action.
+ */
+ViStatus vi_dialog_answer_mcp_elicitation(const struct ViDialog *dialog,
+                                          const char *request_id,
+                                          size_t request_id_len,
+                                          const char *action,
+                                          size_t action_len,
+                                          const char *content_json,
+                                          size_t content_json_len);
+
+/**
  * Whether the calls of one answer start together (SPEC §H.3.5; default true).
  */
 ViStatus vi_dialog_set_parallel_tool_calls(const struct ViDialog *dialog, bool on);
@@ -1228,6 +1314,40 @@ ViStatus vi_mcp_set_auto_start(struct ViMcp *mcp, bool auto_start);
  * Whether the server auto-starts.
  */
 bool vi_mcp_is_auto_start(const struct ViMcp *mcp);
+
+/**
+ * Replaces the roots the server may ask for with `roots/list` (SPEC §H.4.5), a JSON array of
+ * URIs (`file:///…`; a local absolute path is turned into one). A connected server is told
+ * when they change.
+ */
+ViStatus vi_mcp_set_roots(struct ViMcp *mcp, const char *json, size_t len);
+
+/**
+ * The roots as JSON array text in `*json_out`.
+ */
+ViStatus vi_mcp_roots(const struct ViMcp *mcp, struct ViString **json_out);
+
+/**
+ * Sets how long a tool call may go without an answer or a progress notification, in
+ * milliseconds (default 60,000; 0 is `VI_STATUS_INVALID_ARGUMENT`) (SPEC §H.4.2).
+ */
+ViStatus vi_mcp_set_call_timeout(struct ViMcp *mcp, uint32_t milliseconds);
+
+/**
+ * The call timeout in milliseconds.
+ */
+uint32_t vi_mcp_call_timeout(const struct ViMcp *mcp);
+
+/**
+ * Sets the provider whose models answer the server's `sampling/createMessage` requests
+ * (SPEC §H.4.5); empty (the default) declines them.
+ */
+ViStatus vi_mcp_set_sampling_provider_id(struct ViMcp *mcp, const char *data, size_t len);
+
+/**
+ * The sampling provider's id; lives until the entry changes.
+ */
+struct ViStr vi_mcp_sampling_provider_id(const struct ViMcp *mcp);
 
 /**
  * A name, and a command (Stdio) or a url with a scheme (Sse, StreamableHttp).

@@ -39,6 +39,14 @@ impl WeakCenter {
     pub fn upgrade(&self) -> Option<Center> {
         self.0.upgrade().map(|shared| Center { shared })
     }
+
+    pub fn is_alive(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+
+    pub fn same_as(&self, other: &WeakCenter) -> bool {
+        Weak::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Everything behind the Center's lock; every map is ordered by key, so lists come sorted.
@@ -252,6 +260,41 @@ impl Center {
 
     pub fn mcps(&self) -> Vec<Mcp> {
         self.read().mcps.values().cloned().collect()
+    }
+
+    /// Sends any request to this Center's MCP server `server` (SPEC §H.4.4: resources, prompts,
+    /// completion, …) over the pooled connection, connecting it if needed, and calls `done`
+    /// with the result or a readable reason, on a library thread (at once, on the caller's,
+    /// when there is no such enabled entry). From then on the Center hears the server's
+    /// notifications.
+    pub fn request_mcp(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<Value>,
+        done: impl FnOnce(Result<Value, String>) + Send + 'static,
+    ) {
+        let entry = match self.mcp(server) {
+            Some(m) if !m.enabled => Err(format!("the MCP server {server} is disabled")),
+            Some(m) if !m.is_valid() => Err(format!("the MCP server {server} is not valid (a stdio server needs a command, the others a url)")),
+            Some(m) => Ok(m),
+            None => Err(format!("no MCP server named \"{server}\" is registered with the Center")),
+        };
+        let config = match entry {
+            Ok(m) => m,
+            Err(reason) => return done(Err(reason)),
+        };
+        let (center, method) = (self.downgrade(), method.to_owned());
+        crate::runtime::runtime().spawn(async move {
+            done(crate::mcp_client::request(config, center, &method, params).await);
+        });
+    }
+
+    /// A notification from the server of MCP entry `server` (SPEC §H.4.4).
+    pub(crate) fn mcp_notified(&self, server: &str, method: &str, params: &Value) {
+        let event = CenterEvent::McpNotification { server: server.to_owned(), method: method.to_owned(), params: params.clone() };
+        self.shared.outbox.push(vec![event]);
+        self.deliver();
     }
 
     pub fn add_prompt(&self, prompt: Prompt) {

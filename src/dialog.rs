@@ -73,6 +73,9 @@ struct ActiveRun {
     calls: Vec<transitions::PendingCall>,
     /// How many of `calls` have their Tool message appended (always a prefix).
     appended: usize,
+    /// The MCP elicitations waiting for the host's answer (SPEC §H.4.5), by request id; the
+    /// run's end drops them, which declines them.
+    elicitations: Vec<(String, tokio::sync::oneshot::Sender<transitions::Elicited>)>,
 }
 
 /// The JSON an answer must match (SPEC §H.2.3): a name for it and a JSON Schema.
@@ -628,6 +631,14 @@ impl Dialog {
     /// Runs the waiting call `call_id` (SPEC §H.3.4); false when no call waits under that id.
     pub fn approve_tool_call(&self, call_id: &str) -> bool {
         self.decide_tool_call(call_id, Decision::Approved)
+    }
+
+    /// Answers the MCP elicitation `request_id` of the running call (SPEC §H.4.5): `action` is
+    /// "accept" (with `content`, the object the requested schema describes), "decline" or
+    /// "cancel". False when no elicitation waits under that id (answered, or the run is over)
+    /// or the action is none of these.
+    pub fn answer_mcp_elicitation(&self, request_id: &str, action: &str, content: Option<Value>) -> bool {
+        self.answer_elicitation(request_id, action, content)
     }
 
     /// Answers the waiting call `call_id` with

@@ -1,8 +1,9 @@
 //! What a dialog tells its host: one event per Qt signal of the native `Dialog`.
 
 use crate::text::Text;
+use serde_json::Value;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     MessageAppended(usize),
     StreamBegan,
@@ -13,6 +14,9 @@ pub enum Event {
     RunFailed(String),
     ModelFallback { from: String, to: String, reason: String },
     McpFailed { server: String, message: String },
+    /// A running MCP tool call reported progress (SPEC §H.4.2); `total` is 0 when the server
+    /// gave none (an indeterminate progress, as a `QProgressBar` with range 0..0 shows it).
+    McpProgress { server: String, tool: String, progress: f64, total: f64, message: String },
     /// Every model failed; the chain starts over after `delay_ms` (SPEC §H.1.4).
     Retrying { attempt: i32, delay_ms: i32, reason: String },
     /// The last event of every run (SPEC §H.3.1).
@@ -22,6 +26,9 @@ pub enum Event {
     MessagesReset,
     /// The run waits for `Dialog::approve_tool_call` / `reject_tool_call` (SPEC §H.3.4).
     ToolApprovalRequested { call_id: String, tool_name: String, arguments: String },
+    /// An MCP server asks the user for input during a tool call (SPEC §H.4.5); answered by
+    /// `Dialog::answer_mcp_elicitation(request_id, …)`, declined when the run ends first.
+    McpElicitationRequested { request_id: String, server: String, message: String, schema: Value },
     /// A tool call begins (SPEC §H.3.6).
     ToolCallStarted { call_id: String, tool_name: String, arguments: String },
     /// A started tool call has its result (SPEC §H.3.6).
@@ -49,6 +56,9 @@ pub enum CenterEvent {
     DialogRemoved(String),
     /// `from_json` replaced every dialog: read the list again.
     DialogsReset,
+    /// A notification from an MCP server this Center used (SPEC §H.4.4), e.g.
+    /// `notifications/resources/updated`; `server` is the entry's name.
+    McpNotification { server: String, method: String, params: Value },
 }
 
 /// Receives a Center's events in the order of the changes, a batch per change, on the thread

@@ -53,7 +53,17 @@ pub struct Mcp {
     pub headers: BTreeMap<String, String>,
     pub enabled: bool,
     pub auto_start: bool,
+    /// What `roots/list` answers (SPEC §H.4.5): the directories or files the server may use.
+    pub roots: Vec<String>,
+    /// How long a tool call may go without an answer or a progress notification (§H.4.2).
+    pub call_timeout_ms: u32,
+    /// The provider that answers the server's `sampling/createMessage` (§H.4.5); empty: the
+    /// requests are declined.
+    pub sampling_provider_id: String,
 }
+
+/// The limit of one `tools/call` without progress (SPEC §F).
+pub const DEFAULT_CALL_TIMEOUT_MS: u32 = 60_000;
 
 impl Default for Mcp {
     fn default() -> Self {
@@ -67,6 +77,9 @@ impl Default for Mcp {
             headers: BTreeMap::new(),
             enabled: true,
             auto_start: true,
+            roots: Vec::new(),
+            call_timeout_ms: DEFAULT_CALL_TIMEOUT_MS,
+            sampling_provider_id: String::new(),
         }
     }
 }
@@ -84,8 +97,10 @@ impl Mcp {
             }
     }
 
+    /// `roots` and `samplingProviderId` only when set, `callTimeout` (ms) only when not the
+    /// default.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut o = json!({
             "name": self.name,
             "transport": self.transport.as_str(),
             "url": self.url,
@@ -95,7 +110,17 @@ impl Mcp {
             "headers": self.headers,
             "enabled": self.enabled,
             "autoStart": self.auto_start,
-        })
+        });
+        if !self.roots.is_empty() {
+            o["roots"] = json!(self.roots);
+        }
+        if self.call_timeout_ms != DEFAULT_CALL_TIMEOUT_MS {
+            o["callTimeout"] = json!(self.call_timeout_ms);
+        }
+        if !self.sampling_provider_id.is_empty() {
+            o["samplingProviderId"] = json!(self.sampling_provider_id);
+        }
+        o
     }
 
     /// Applies every field; returns `is_valid()`.
@@ -109,6 +134,13 @@ impl Mcp {
         self.headers = json::string_map(o, "headers");
         self.enabled = json::boolean(o, "enabled", true);
         self.auto_start = json::boolean(o, "autoStart", true);
+        self.roots = json::string_list(o, "roots");
+        self.call_timeout_ms = o
+            .get("callTimeout")
+            .and_then(Value::as_u64)
+            .filter(|&ms| ms > 0)
+            .map_or(DEFAULT_CALL_TIMEOUT_MS, |ms| ms.min(u64::from(u32::MAX)) as u32);
+        self.sampling_provider_id = json::string(o, "samplingProviderId");
         self.is_valid()
     }
 }
@@ -146,8 +178,15 @@ mod tests {
         m.environment.insert("K".into(), "V".into());
         m.headers.insert("Authorization".into(), "Bearer x".into());
         m.auto_start = false;
+        assert!(m.to_json().get("roots").is_none() && m.to_json().get("callTimeout").is_none());
+        m.roots = vec!["file:///work".into()];
+        m.call_timeout_ms = 1500;
+        m.sampling_provider_id = "local".into();
         let j = m.to_json();
         assert_eq!(j["transport"], "streamableHttp");
+        assert_eq!(j["roots"], json!(["file:///work"]));
+        assert_eq!(j["callTimeout"], 1500);
+        assert_eq!(j["samplingProviderId"], "local");
         let mut back = Mcp::default();
         assert!(back.from_json(j.as_object().unwrap()));
         assert_eq!(back, m);

@@ -67,6 +67,20 @@ pub struct Image {
     pub detail: String,
 }
 
+/// What a tool call answered, as its Tool message keeps it: the text, and the images an MCP
+/// tool returned (SPEC §H.4.3), which each API's request then carries as images.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct ToolOutput {
+    pub content: String,
+    pub images: Vec<Image>,
+}
+
+impl From<String> for ToolOutput {
+    fn from(content: String) -> Self {
+        ToolOutput { content, images: Vec::new() }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Message {
     pub role: Role,

@@ -87,6 +87,16 @@ static void onCenterEvents(void* userData, const ViCenterEvent* events, size_t c
         case VI_CENTER_EVENT_KIND_DIALOGS_RESET:
             QMetaObject::invokeMethod(center, [center] { Q_EMIT center->dialogsReset(); }, Qt::QueuedConnection);
             break;
+        case VI_CENTER_EVENT_KIND_MCP_NOTIFICATION: {
+            const QString server = toQString(events[i].server_name);
+            const QString method = toQString(events[i].method);
+            const QByteArray text(events[i].params_json.data, qsizetype(events[i].params_json.len));
+            const JsonConfig params = text == "null" ? JsonConfig() : jsonFromUtf8(text);
+            QMetaObject::invokeMethod(
+                center, [center, server, method, params] { Q_EMIT center->mcpNotification(server, method, params); },
+                Qt::QueuedConnection);
+            break;
+        }
         }
     }
 }
@@ -328,6 +338,63 @@ Dialog* Center::restoreDialog(const JsonConfig& json)
     Dialog* dialog = d->adopt(handle, &replaced);
     CenterPrivate::destroy(replaced);
     return dialog;
+}
+
+namespace {
+
+// One requestMCP() in flight: where and what to call back.
+struct McpRequest
+{
+    QPointer<QObject> context;
+    std::function<void(const JsonConfig&, const QString&)> callback;
+
+    void answer(const JsonConfig& result, const QString& error)
+    {
+        if (!context)
+            return; // the context is gone: nobody to tell
+        QMetaObject::invokeMethod(
+            context.data(), [cb = callback, result, error] { cb(result, error); }, Qt::QueuedConnection);
+    }
+};
+
+void onMcpResult(void* userData, ViStr resultJson, ViStr error)
+{
+    auto* request = static_cast<McpRequest*>(userData);
+    const QByteArray text(resultJson.data, qsizetype(resultJson.len));
+    request->answer(text.isEmpty() ? JsonConfig() : jsonFromUtf8(text), toQString(error));
+}
+
+void deleteMcpRequest(void* userData)
+{
+    delete static_cast<McpRequest*>(userData);
+}
+
+} // namespace
+
+void Center::requestMCP(const QString& serverName, const QString& method, const JsonConfig& params, QObject* context,
+                        std::function<void(const JsonConfig& result, const QString& error)> callback)
+{
+    if (!callback)
+        return;
+    QObject* target = context ? context : this;
+    auto* request = new McpRequest{target, callback};
+    const QJsonValue root = jsonRoot(params);
+    QByteArray text;
+    if (!root.isUndefined() && !objectJson(params, &text)) {
+        request->answer(JsonConfig(), QStringLiteral("the params of an MCP request must be a JSON object"));
+        delete request;
+        return;
+    }
+    const Utf8 server(serverName);
+    const Utf8 m(method);
+    const ViStatus status = vi_center_request_mcp(d->center, server.data(), server.size(), m.data(), m.size(),
+                                                  text.constData(), size_t(text.size()), onMcpResult, request,
+                                                  deleteMcpRequest);
+    if (status != VI_STATUS_OK) {
+        // Refused before it started (the core released `request`): say why on the context.
+        const QString why = QString::fromUtf8(vi_last_error());
+        QMetaObject::invokeMethod(target, [cb = std::move(callback), why] { cb(JsonConfig(), why); }, Qt::QueuedConnection);
+    }
 }
 
 JsonConfig Center::saveDialog(const Dialog* dialog) const

@@ -211,6 +211,23 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
         QString text = toQString(event.text);
         return [server, text](Dialog* d) { Q_EMIT d->mcpFailed(server, text); };
     }
+    case VI_EVENT_KIND_MCP_PROGRESS: {
+        QString server = toQString(event.server_name);
+        QString tool = toQString(event.tool_name);
+        QString message = toQString(event.text);
+        const double progress = event.progress;
+        const double total = event.total;
+        return [server, tool, progress, total, message](Dialog* d) {
+            Q_EMIT d->mcpProgress(server, tool, progress, total, message);
+        };
+    }
+    case VI_EVENT_KIND_MCP_ELICITATION_REQUESTED: {
+        QString id = toQString(event.call_id);
+        QString server = toQString(event.server_name);
+        QString message = toQString(event.text);
+        const JsonConfig schema = jsonFromUtf8(QByteArray(event.json.data, qsizetype(event.json.len)));
+        return [id, server, message, schema](Dialog* d) { Q_EMIT d->mcpElicitationRequested(id, server, message, schema); };
+    }
     case VI_EVENT_KIND_RETRYING: {
         const qint32 attempt = event.attempt;
         const qint32 delayMs = event.delay_ms;
@@ -702,6 +719,18 @@ bool Dialog::rejectToolCall(const QString& callId, const QString& reason)
     const Utf8 id(callId);
     const Utf8 why(reason);
     return vi_dialog_reject_tool_call(d->handle, id.data(), id.size(), why.data(), why.size()) == VI_STATUS_OK;
+}
+
+bool Dialog::answerMCPElicitation(const QString& requestId, const QString& action, const JsonConfig& content)
+{
+    const Utf8 id(requestId);
+    const Utf8 a(action);
+    QByteArray text;
+    if (action == QLatin1String("accept") && !objectJson(content, &text))
+        text = "{}";
+    return vi_dialog_answer_mcp_elicitation(d->handle, id.data(), id.size(), a.data(), a.size(), text.constData(),
+                                            size_t(text.size()))
+           == VI_STATUS_OK;
 }
 
 Dialog& Dialog::setParallelToolCalls(bool on)

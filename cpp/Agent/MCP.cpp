@@ -6,6 +6,8 @@
 
 #include <visindigo_agent.h>
 
+#include <algorithm>
+#include <limits>
 #include <utility>
 
 namespace Visindigo::Agent {
@@ -140,7 +142,29 @@ MCP& MCP::setAutoStart(bool autoStart)
     return *this;
 }
 
+MCP& MCP::setRoots(const QStringList& uris)
+{
+    const QByteArray json = Internal::stringListJson(uris);
+    vi_mcp_set_roots(mut(), json.constData(), size_t(json.size()));
+    return *this;
+}
+
+MCP& MCP::setCallTimeout(int milliseconds)
+{
+    if (milliseconds > 0)
+        vi_mcp_set_call_timeout(mut(), uint32_t(milliseconds));
+    return *this;
+}
+
+MCP& MCP::setSamplingProviderId(const QString& providerId)
+{
+    const Utf8 u(providerId);
+    vi_mcp_set_sampling_provider_id(mut(), u.data(), u.size());
+    return *this;
+}
+
 QString MCP::getName() const { return toQString(vi_mcp_name(d)); }
+QString MCP::getSamplingProviderId() const { return toQString(vi_mcp_sampling_provider_id(d)); }
 
 MCP::Transport MCP::getTransport() const
 {
@@ -169,6 +193,16 @@ QMap<QString, QString> MCP::getHeaders() const
 bool MCP::isEnabled() const { return vi_mcp_is_enabled(d); }
 bool MCP::isAutoStart() const { return vi_mcp_is_auto_start(d); }
 bool MCP::isValid() const { return vi_mcp_is_valid(d); }
+
+QStringList MCP::getRoots() const
+{
+    return takeStringList(ownedJson([this](ViString** out) { return vi_mcp_roots(d, out); }));
+}
+
+int MCP::getCallTimeout() const
+{
+    return int(std::min<uint32_t>(vi_mcp_call_timeout(d), uint32_t(std::numeric_limits<int>::max())));
+}
 
 Visindigo::Utility::JsonConfig MCP::toJson() const
 {

@@ -30,6 +30,7 @@
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace Visindigo::Agent {
@@ -140,6 +141,21 @@ public:
     Dialog* regenerate(const QString& dialogId);
     //@}
 
+    /// \name MCP requests of the application (SPEC §H.4.4)
+    //@{
+    /// Sends request `method` with `params` (a JSON object; an empty JsonConfig for none) to
+    /// the registered MCP server `serverName` — `resources/list`, `resources/read`,
+    /// `resources/templates/list`, `resources/subscribe`, `prompts/list`, `prompts/get`,
+    /// `completion/complete`, … — over the pooled connection the runs use, connecting it if
+    /// needed. `callback` runs once on `context`'s thread (the Center's when `context` is
+    /// nullptr) with the request's `result` and an empty `error`, or an empty result and the
+    /// reason; not at all when `context` is destroyed first. Progress restarts the entry's call
+    /// timeout (MCP::setCallTimeout). From then on the server's notifications arrive as
+    /// mcpNotification().
+    void requestMCP(const QString& serverName, const QString& method, const Visindigo::Utility::JsonConfig& params,
+                    QObject* context, std::function<void(const Visindigo::Utility::JsonConfig& result, const QString& error)> callback);
+    //@}
+
     /// \name JSON
     //@{
     /// Everything but the functions: models, providers, skills, mcps, prompts,
@@ -163,6 +179,10 @@ Q_SIGNALS:
     void dialogRemoved(const QString& id);
     /// fromJson() replaced every dialog: read getDialogIds() again.
     void dialogsReset();
+    /// MCP server `serverName` (the entry's name), used by a run of one of this Center's
+    /// dialogs or by requestMCP(), sent notification `method` (e.g.
+    /// `notifications/resources/updated`, `notifications/message`) with `params` (SPEC §H.4.4).
+    void mcpNotification(const QString& serverName, const QString& method, const Visindigo::Utility::JsonConfig& params);
 
 private:
     Center();

@@ -201,6 +201,12 @@ public:
     /// Declines the waiting call `callId`: its answer is
     /// {"error":"the user declined this call: <reason>"}; false when none waits under that id.
     bool rejectToolCall(const QString& callId, const QString& reason = QString());
+    /// Answers the MCP elicitation `requestId` (mcpElicitationRequested(), SPEC §H.4.5) from
+    /// any thread: `action` "accept" with `content` (an object the requested schema
+    /// describes), "decline" or "cancel" (content ignored). False when nothing waits under
+    /// that id (answered already, or the run is over) or for another action.
+    bool answerMCPElicitation(const QString& requestId, const QString& action,
+                              const Visindigo::Utility::JsonConfig& content = Visindigo::Utility::JsonConfig());
 
     /// The calls of one answer start together (default true): each Function's invokeAsync is
     /// called without waiting for the previous one's answer, MCP calls run concurrently; the
@@ -247,6 +253,18 @@ Q_SIGNALS:
     /// Extension: MCP server `serverName` could not be used (`message` says why); the run goes
     /// on without its tools.
     void mcpFailed(const QString& serverName, const QString& message);
+    /// Extension (SPEC §H.4.2): a running call of tool `toolName` (its name on the server) of
+    /// MCP server `serverName` reported `progress` of `total` (0 when the server gave none: an
+    /// indeterminate progress, as QProgressBar shows a range of 0..0), with `message` (may be
+    /// empty). Each progress restarts the call's timeout (MCP::setCallTimeout).
+    void mcpProgress(const QString& serverName, const QString& toolName, double progress, double total,
+                     const QString& message);
+    /// Extension (SPEC §H.4.5): MCP server `serverName` asks the user for input during a tool
+    /// call of this dialog's run: show `message` and a form for `requestedSchema` (a flat JSON
+    /// Schema object of strings, numbers, booleans and enums), then answerMCPElicitation().
+    /// The call waits; the run's end (abort(), stop()) declines it.
+    void mcpElicitationRequested(const QString& requestId, const QString& serverName, const QString& message,
+                                 const Visindigo::Utility::JsonConfig& requestedSchema);
     /// Extension: every model of the provider failed (reason: the last failure); pass `attempt` (1, 2,
     /// …) over them starts after delayMs (SPEC §H.1.4). abort() ends the wait.
     void retrying(qint32 attempt, qint32 delayMs, const QString& reason);

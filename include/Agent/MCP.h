@@ -68,6 +68,17 @@ public:
     MCP& setEnabled(bool enabled);
     /// Whether a run connects the server when it first needs it (default true).
     MCP& setAutoStart(bool autoStart);
+    /// What the server gets when it asks for `roots/list`: directories or files it may work
+    /// on, as URIs (`file:///…`); a local absolute path is turned into its `file://` URI. A
+    /// connected server is told when they change. Default none (the list is empty).
+    MCP& setRoots(const QStringList& uris);
+    /// How long one tool call may go without an answer or a progress notification, in
+    /// milliseconds (default 60000; values below 1 are ignored). Each progress the server
+    /// reports starts the wait again.
+    MCP& setCallTimeout(int milliseconds);
+    /// The provider whose models answer the server's `sampling/createMessage` requests (one
+    /// completion, no tools); empty (the default) declines them (SPEC §H.4.5).
+    MCP& setSamplingProviderId(const QString& providerId);
 
     /// The name.
     QString getName() const;
@@ -87,11 +98,18 @@ public:
     bool isEnabled() const;
     /// Whether a run connects it when first needed.
     bool isAutoStart() const;
+    /// The roots, as set.
+    QStringList getRoots() const;
+    /// The call timeout in milliseconds.
+    int getCallTimeout() const;
+    /// The sampling provider's id (empty: sampling is declined).
+    QString getSamplingProviderId() const;
     /// A name, and a command (Stdio) or a url with a scheme (otherwise).
     bool isValid() const;
 
     /// The entry as JSON: name, transport ("stdio"|"sse"|"streamableHttp"), url, command, arguments,
-    /// environment, headers, enabled, autoStart.
+    /// environment, headers, enabled, autoStart; "roots" and "samplingProviderId" only when set,
+    /// "callTimeout" (ms) only when not 60000.
     Visindigo::Utility::JsonConfig toJson() const;
     /// Reads what toJson() wrote; returns isValid() afterwards. A JsonConfig whose root is not an object changes
     /// nothing and returns false.

@@ -6,7 +6,7 @@
 
 use super::{ActiveRun, Dialog, WeakDialog};
 use crate::event::Event;
-use crate::message::{Message, Role};
+use crate::message::{Message, Role, ToolOutput};
 use crate::text::Text;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,14 +35,21 @@ pub(crate) struct PendingCall {
     arguments: String,
     started: bool,
     /// Known once the call ended (or was declined); appended in call order.
-    result: Option<String>,
+    result: Option<ToolOutput>,
     /// Set while the call waits for the host's decision.
     approval: Option<oneshot::Sender<Decision>>,
 }
 
 impl PendingCall {
-    fn answer(&self, content: String) -> Message {
-        Message { role: Role::Tool, content: content.into(), name: self.name.clone(), tool_call_id: self.id.clone(), ..Message::default() }
+    fn answer(&self, output: ToolOutput) -> Message {
+        Message {
+            role: Role::Tool,
+            content: output.content.into(),
+            name: self.name.clone(),
+            tool_call_id: self.id.clone(),
+            images: output.images,
+            ..Message::default()
+        }
     }
 }
 
@@ -75,6 +82,7 @@ pub(crate) enum RunEnd {
 
 /// A run's claim on its dialog, handed out by `Dialog::start_run`. Holds the dialog weakly:
 /// a run never keeps its dialog alive.
+#[derive(Clone)]
 pub(crate) struct RunTicket {
     dialog: WeakDialog,
     generation: u64,
@@ -92,7 +100,7 @@ impl Dialog {
                 events.extend([Event::RunFailed(ALREADY_RUNNING.to_owned()), Event::RunFinished]);
                 return false;
             }
-            s.run = Some(ActiveRun { generation, cancel, calls: Vec::new(), appended: 0 });
+            s.run = Some(ActiveRun { generation, cancel, calls: Vec::new(), appended: 0, elicitations: Vec::new() });
             s.last_usage = None;
             s.begin_assistant_message(events);
             true
@@ -134,9 +142,9 @@ impl Dialog {
                         Some(result) => result.clone(),
                         None if call.started => {
                             events.push(finished(call, stopped()));
-                            stopped()
+                            stopped().into()
                         }
-                        None => stopped(),
+                        None => stopped().into(),
                     };
                     s.push_message(call.answer(content), events);
                 }
@@ -155,6 +163,28 @@ impl Dialog {
                 Some(sender) => sender.send(decision).is_ok(),
                 None => false,
             }
+        })
+    }
+}
+
+/// The host's answer to an MCP elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Elicited {
+    pub action: String,
+    pub content: Option<Value>,
+}
+
+impl Dialog {
+    pub(super) fn answer_elicitation(&self, request_id: &str, action: &str, content: Option<Value>) -> bool {
+        if !matches!(action, "accept" | "decline" | "cancel") {
+            return false;
+        }
+        let content = content.filter(|_| action == "accept");
+        self.update(|s, _| {
+            let Some(run) = s.run.as_mut() else { return false };
+            let Some(at) = run.elicitations.iter().position(|(id, _)| id == request_id) else { return false };
+            let (_, sender) = run.elicitations.remove(at);
+            sender.send(Elicited { action: action.to_owned(), content }).is_ok()
         })
     }
 }
@@ -245,6 +275,21 @@ impl RunTicket {
         .flatten()
     }
 
+    /// Asks the host to answer an MCP server's elicitation (`McpElicitationRequested`); the
+    /// receiver yields the answer, or fails when the run ends first. None when the run is over.
+    pub fn request_elicitation(&self, server: &str, message: &str, schema: Value) -> Option<oneshot::Receiver<Elicited>> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        self.with(|s, events| {
+            let run = s.run.as_mut()?;
+            let request_id = format!("elicitation-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            let (sender, receiver) = oneshot::channel();
+            run.elicitations.push((request_id.clone(), sender));
+            events.push(Event::McpElicitationRequested { request_id, server: server.to_owned(), message: message.to_owned(), schema });
+            Some(receiver)
+        })
+        .flatten()
+    }
+
     /// Call `index` begins (`ToolCallStarted`).
     pub fn start_tool_call(&self, index: usize) -> bool {
         self.with(|s, events| {
@@ -263,12 +308,13 @@ impl RunTicket {
     /// Call `index` has its result (`ToolCallFinished` when it had started); every call up to
     /// the first without a result gets its Tool message, so they are appended in call order
     /// whatever order the calls end in (SPEC §H.3.5).
-    pub fn finish_tool_call(&self, index: usize, result: String) -> bool {
+    pub fn finish_tool_call(&self, index: usize, result: impl Into<ToolOutput>) -> bool {
+        let result = result.into();
         self.with(|s, events| {
             let Some(run) = s.run.as_mut() else { return false };
             let Some(call) = run.calls.get_mut(index).filter(|c| c.result.is_none()) else { return false };
             if call.started {
-                events.push(finished(call, result.clone()));
+                events.push(finished(call, result.content.clone()));
             }
             call.result = Some(result);
             let mut ready = Vec::new();
@@ -339,7 +385,7 @@ mod tests {
         assert!(run.append_stream(vec![Piece::Reasoning("think".into()), Piece::Content("Let me".into())], None));
         assert!(run.end_round(r#"[{"id":"c1"}]"#.into(), &[CallSpec { id: "c1", name: "clock", arguments: "{}" }]));
         assert!(run.start_tool_call(0));
-        assert!(run.finish_tool_call(0, "12:00".into()));
+        assert!(run.finish_tool_call(0, "12:00".to_owned()));
         assert!(run.begin_round());
         assert!(run.append_stream(vec![Piece::Content("It is noon.".into())], Some(serde_json::json!({"total_tokens": 3}))));
         run.finish(RunEnd::Answered);
@@ -450,11 +496,11 @@ mod tests {
             assert!(run.start_tool_call(i));
         }
         r.take();
-        assert!(run.finish_tool_call(2, "C".into()));
-        assert!(run.finish_tool_call(1, "B".into()));
+        assert!(run.finish_tool_call(2, "C".to_owned()));
+        assert!(run.finish_tool_call(1, "B".to_owned()));
         assert_eq!(d.message_count(), 1, "nothing before the first call's answer");
-        assert!(run.finish_tool_call(0, "A".into()));
-        assert!(!run.finish_tool_call(0, "again".into()), "one answer per call");
+        assert!(run.finish_tool_call(0, "A".to_owned()));
+        assert!(!run.finish_tool_call(0, "again".to_owned()), "one answer per call");
         let finished = |id: &str, result: &str| Event::ToolCallFinished {
             call_id: id.into(),
             tool_name: format!("f{id}"),
@@ -505,7 +551,7 @@ mod tests {
         assert!(run.end_round("[]".into(), &three_calls()));
         assert!(run.start_tool_call(0));
         assert!(run.start_tool_call(1));
-        assert!(run.finish_tool_call(1, "B".into())); // done, but waits behind a
+        assert!(run.finish_tool_call(1, "B".to_owned())); // done, but waits behind a
         r.take();
         d.stop();
         let stopped = stopped();
@@ -521,7 +567,7 @@ mod tests {
         );
         assert_eq!(tool_messages(&d), [("a".into(), stopped.clone()), ("b".into(), "B".into()), ("c".into(), stopped)]);
         assert!(!d.is_streaming());
-        assert!(!run.finish_tool_call(0, "late".into()));
+        assert!(!run.finish_tool_call(0, "late".to_owned()));
         assert_eq!(d.message_count(), 4);
     }
 

@@ -13,8 +13,8 @@ use super::prompt::ViPrompt;
 use super::provider::ViProvider;
 use super::skill::ViSkill;
 use super::status::ViStatus;
-use super::string::{self, ViString};
-use super::user_data::ViUserDataDestroy;
+use super::string::{self, ViStr, ViString};
+use super::user_data::{UserData, ViUserDataDestroy};
 use crate::center::Center;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -262,6 +262,60 @@ pub unsafe extern "C" fn vi_center_set_event_callback(
     boundary::status("vi_center_set_event_callback", || {
         let sink = callback.map(|cb| Arc::new(CCenterSink::new(cb, user_data, destroy)) as Arc<dyn crate::CenterSink>);
         unsafe { resolve(center) }?.set_sink(sink);
+        Ok(())
+    })
+}
+
+/// Receives the outcome of `vi_center_request_mcp`, exactly once: `result_json` is the
+/// request's `result` as JSON text and `error` empty, or `error` says why there is none (then
+/// `result_json` is empty). Both live only during the call. Fires on a library thread (on the
+/// caller's, before `vi_center_request_mcp` returns, when the Center has no usable entry of
+/// that name); `user_data` is released through its `destroy` right after. It must not throw or
+/// unwind.
+pub type ViMcpResultCallback = Option<unsafe extern "C" fn(user_data: *mut c_void, result_json: ViStr, error: ViStr)>;
+
+/// Sends request `method` with `params_json` (a JSON object; NULL or empty for none) to the
+/// Center's MCP server `server_name` (SPEC §H.4.4: `resources/list`, `resources/read`,
+/// `prompts/get`, `completion/complete`, `resources/subscribe`, …) over the pooled connection,
+/// connecting it if needed. From then on the Center's event callback receives that server's
+/// notifications (`VI_CENTER_EVENT_KIND_MCP_NOTIFICATION`). On an error status the callback is
+/// never called and `user_data` is released at once; otherwise the callback is called once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_center_request_mcp(
+    center: *const ViCenter,
+    server_name: *const c_char,
+    server_name_len: usize,
+    method: *const c_char,
+    method_len: usize,
+    params_json: *const c_char,
+    params_json_len: usize,
+    callback: ViMcpResultCallback,
+    user_data: *mut c_void,
+    destroy: ViUserDataDestroy,
+) -> ViStatus {
+    let user_data = UserData::new(user_data, destroy);
+    boundary::status("vi_center_request_mcp", || {
+        let c = unsafe { resolve(center) }?;
+        let server = unsafe { string::arg("the server name", server_name, server_name_len) }?;
+        let method = unsafe { string::arg("the method", method, method_len) }?;
+        if method.is_empty() {
+            return Err(Failure::new(ViStatus::InvalidArgument, "the method is empty"));
+        }
+        let params = if params_json_len == 0 {
+            None
+        } else {
+            Some(serde_json::Value::Object(unsafe { string::json_object_arg("the params", params_json, params_json_len) }?))
+        };
+        let callback = callback.ok_or_else(|| Failure::null("the callback"))?;
+        c.request_mcp(server, method, params, move |outcome| {
+            let (result, error) = match outcome {
+                Ok(result) => (result.to_string(), String::new()),
+                Err(error) => (String::new(), error),
+            };
+            // SAFETY: per the callback contract; the views outlive the call, `user_data`
+            // is released after it (when the closure is dropped).
+            unsafe { callback(user_data.pointer(), ViStr::of(&result), ViStr::of(&error)) };
+        });
         Ok(())
     })
 }

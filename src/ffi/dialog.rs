@@ -489,6 +489,41 @@ pub unsafe extern "C" fn vi_dialog_reject_tool_call(
     })
 }
 
+/// Answers the MCP elicitation `request_id` (`VI_EVENT_KIND_MCP_ELICITATION_REQUESTED`, SPEC
+/// §H.4.5): `action` is "accept" (with `content_json`, a JSON object matching the requested
+/// schema), "decline" or "cancel" (`content_json` NULL with length 0). Any thread.
+/// `VI_STATUS_NOT_FOUND` when nothing waits under that id (answered, or the run is over);
+/// `VI_STATUS_INVALID_ARGUMENT` for another action.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_answer_mcp_elicitation(
+    dialog: *const ViDialog,
+    request_id: *const c_char,
+    request_id_len: usize,
+    action: *const c_char,
+    action_len: usize,
+    content_json: *const c_char,
+    content_json_len: usize,
+) -> ViStatus {
+    boundary::status("vi_dialog_answer_mcp_elicitation", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let id = unsafe { string::arg("the request id", request_id, request_id_len) }?;
+        let action = unsafe { string::arg("the action", action, action_len) }?;
+        if !matches!(action, "accept" | "decline" | "cancel") {
+            return Err(Failure::new(ViStatus::InvalidArgument, format!("the action {action:?} is not accept, decline or cancel")));
+        }
+        let content = if content_json_len == 0 {
+            None
+        } else {
+            Some(serde_json::Value::Object(unsafe { string::json_object_arg("the content", content_json, content_json_len) }?))
+        };
+        if d.answer_mcp_elicitation(id, action, content) {
+            Ok(())
+        } else {
+            Err(Failure::new(ViStatus::NotFound, format!("no MCP elicitation waits for an answer under the id {id:?}")))
+        }
+    })
+}
+
 /// Whether the calls of one answer start together (SPEC §H.3.5; default true).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_dialog_set_parallel_tool_calls(dialog: *const ViDialog, on: bool) -> ViStatus {

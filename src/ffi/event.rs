@@ -42,6 +42,13 @@ pub enum ViEventKind {
     /// The messages changed other than by an append (clear, truncate, from JSON, a copy into
     /// the dialog): read them again.
     MessagesReset = 14,
+    /// A running call of MCP tool `tool_name` (its name on the server) on `server_name`
+    /// reported `progress` of `total` (0: unknown); `text` is its message, if any (SPEC §H.4.2).
+    McpProgress = 15,
+    /// MCP server `server_name` asks the user for input during a tool call (SPEC §H.4.5):
+    /// `text` is its message, `json` the JSON Schema of what it asks for, `call_id` the request
+    /// id to answer with `vi_dialog_answer_mcp_elicitation`. Declined when the run ends first.
+    McpElicitationRequested = 16,
 }
 
 /// One event. Every view lives only during the callback; fields that do not apply to the
@@ -58,16 +65,22 @@ pub struct ViEvent {
     pub from_model_id: ViStr,
     /// `ModelFallback` only: the model tried next.
     pub to_model_id: ViStr,
-    /// `McpFailed` only: the server.
+    /// `McpFailed`, `McpProgress` and `McpElicitationRequested` only: the server.
     pub server_name: ViStr,
     /// `Retrying` only (else 0).
     pub attempt: i32,
     /// `Retrying` only (else 0).
     pub delay_ms: i32,
-    /// The tool call events only (else empty).
+    /// The tool call events only (else empty); `McpElicitationRequested`: the request id.
     pub call_id: ViStr,
-    /// The tool call events only (else empty).
+    /// The tool call events and `McpProgress` only (else empty).
     pub tool_name: ViStr,
+    /// `McpProgress` only (else 0).
+    pub progress: f64,
+    /// `McpProgress` only: the total, 0 when the server gave none (else 0).
+    pub total: f64,
+    /// `McpElicitationRequested` only: the requested schema as JSON text (else empty).
+    pub json: ViStr,
 }
 
 /// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
@@ -102,15 +115,23 @@ impl CEventSink {
 
 impl EventSink for CEventSink {
     fn emit(&self, events: &[Event]) {
-        let batch: Vec<ViEvent> = events.iter().map(ViEvent::of).collect();
+        // The JSON texts, kept alive for the call.
+        let json: Vec<String> = events
+            .iter()
+            .map(|event| match event {
+                Event::McpElicitationRequested { schema, .. } => schema.to_string(),
+                _ => String::new(),
+            })
+            .collect();
+        let batch: Vec<ViEvent> = events.iter().zip(&json).map(|(event, json)| ViEvent::of(event, json)).collect();
         // SAFETY: per the callback contract; the array and its views outlive the call.
         unsafe { (self.callback)(self.user_data.pointer(), batch.as_ptr(), batch.len()) };
     }
 }
 
 impl ViEvent {
-    /// A view of `event`, valid while it lives.
-    fn of(event: &Event) -> ViEvent {
+    /// A view of `event` (and of its JSON text), valid while they live.
+    fn of(event: &Event, json: &str) -> ViEvent {
         let none = ViStr::default();
         let mut e = ViEvent {
             kind: ViEventKind::StreamBegan,
@@ -123,6 +144,9 @@ impl ViEvent {
             delay_ms: 0,
             call_id: none,
             tool_name: none,
+            progress: 0.0,
+            total: 0.0,
+            json: none,
         };
         match event {
             Event::MessageAppended(index) => {
@@ -144,6 +168,15 @@ impl ViEvent {
                 e.kind = ViEventKind::McpFailed;
                 e.server_name = ViStr::of(server);
                 e.text = ViStr::of(message);
+            }
+            Event::McpProgress { server, tool, progress, total, message } => {
+                e.kind = ViEventKind::McpProgress;
+                (e.server_name, e.tool_name, e.text) = (ViStr::of(server), ViStr::of(tool), ViStr::of(message));
+                (e.progress, e.total) = (*progress, *total);
+            }
+            Event::McpElicitationRequested { request_id, server, message, .. } => {
+                e.kind = ViEventKind::McpElicitationRequested;
+                (e.call_id, e.server_name, e.text, e.json) = (ViStr::of(request_id), ViStr::of(server), ViStr::of(message), ViStr::of(json));
             }
             Event::Retrying { attempt, delay_ms, reason } => {
                 e.kind = ViEventKind::Retrying;
@@ -180,15 +213,26 @@ pub enum ViCenterEventKind {
     DialogRemoved = 2,
     /// `vi_center_from_json` replaced every dialog (`dialog_id` empty): read the list again.
     DialogsReset = 3,
+    /// MCP server `server_name` (the entry's name) sent notification `method` with
+    /// `params_json` (JSON text, `null` when it had none) (SPEC §H.4.4). Fires on a library
+    /// thread.
+    McpNotification = 4,
 }
 
-/// One Center event; `dialog_id` lives only during the callback.
+/// One Center event; its views live only during the callback; fields that do not apply to
+/// the kind are empty.
 #[repr(C)]
 pub struct ViCenterEvent {
     /// What changed.
     pub kind: ViCenterEventKind,
-    /// The dialog it concerns (empty for `DialogsReset`).
+    /// The dialog it concerns (the dialog events).
     pub dialog_id: ViStr,
+    /// `McpNotification` only: the MCP entry's name.
+    pub server_name: ViStr,
+    /// `McpNotification` only: the notification's method.
+    pub method: ViStr,
+    /// `McpNotification` only: its params as JSON text.
+    pub params_json: ViStr,
 }
 
 /// Receives a Center's events as batches, `events[0..count]` (`count` ≥ 1) being those of one
@@ -216,18 +260,36 @@ impl CCenterSink {
 
 impl CenterSink for CCenterSink {
     fn emit(&self, events: &[CenterEvent]) {
-        let batch: Vec<ViCenterEvent> = events
+        // The params' text, kept alive for the call.
+        let params: Vec<String> = events
             .iter()
             .map(|event| match event {
-                CenterEvent::DialogAdded(id) => {
-                    ViCenterEvent { kind: ViCenterEventKind::DialogAdded, dialog_id: ViStr::of(id) }
+                CenterEvent::McpNotification { params, .. } => params.to_string(),
+                _ => String::new(),
+            })
+            .collect();
+        let batch: Vec<ViCenterEvent> = events
+            .iter()
+            .zip(&params)
+            .map(|(event, params_json)| {
+                let none = ViStr::default();
+                let mut e = ViCenterEvent {
+                    kind: ViCenterEventKind::DialogsReset,
+                    dialog_id: none,
+                    server_name: none,
+                    method: none,
+                    params_json: none,
+                };
+                match event {
+                    CenterEvent::DialogAdded(id) => (e.kind, e.dialog_id) = (ViCenterEventKind::DialogAdded, ViStr::of(id)),
+                    CenterEvent::DialogRemoved(id) => (e.kind, e.dialog_id) = (ViCenterEventKind::DialogRemoved, ViStr::of(id)),
+                    CenterEvent::DialogsReset => {}
+                    CenterEvent::McpNotification { server, method, .. } => {
+                        e.kind = ViCenterEventKind::McpNotification;
+                        (e.server_name, e.method, e.params_json) = (ViStr::of(server), ViStr::of(method), ViStr::of(params_json));
+                    }
                 }
-                CenterEvent::DialogRemoved(id) => {
-                    ViCenterEvent { kind: ViCenterEventKind::DialogRemoved, dialog_id: ViStr::of(id) }
-                }
-                CenterEvent::DialogsReset => {
-                    ViCenterEvent { kind: ViCenterEventKind::DialogsReset, dialog_id: ViStr::default() }
-                }
+                e
             })
             .collect();
         // SAFETY: per the callback contract; the array and its views outlive the call.

@@ -158,6 +158,56 @@ pub unsafe extern "C" fn vi_mcp_is_auto_start(mcp: *const ViMcp) -> bool {
     unsafe { access::get("vi_mcp_is_auto_start", mcp, |m| m.auto_start) }
 }
 
+/// Replaces the roots the server may ask for with `roots/list` (SPEC §H.4.5), a JSON array of
+/// URIs (`file:///…`; a local absolute path is turned into one). A connected server is told
+/// when they change.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_set_roots(mcp: *mut ViMcp, json: *const c_char, len: usize) -> ViStatus {
+    boundary::status("vi_mcp_set_roots", || {
+        let roots = unsafe { string::json_strings_arg("roots", json, len) }?;
+        unsafe { ViMcp::get_mut(mcp) }?.roots = roots;
+        Ok(())
+    })
+}
+
+/// The roots as JSON array text in `*json_out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_roots(mcp: *const ViMcp, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_mcp_roots", mcp, json_out, |m| access::strings_json(&m.roots)) }
+}
+
+/// Sets how long a tool call may go without an answer or a progress notification, in
+/// milliseconds (default 60,000; 0 is `VI_STATUS_INVALID_ARGUMENT`) (SPEC §H.4.2).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_set_call_timeout(mcp: *mut ViMcp, milliseconds: u32) -> ViStatus {
+    boundary::status("vi_mcp_set_call_timeout", || {
+        if milliseconds == 0 {
+            return Err(Failure::new(ViStatus::InvalidArgument, "a call timeout of 0 ms"));
+        }
+        unsafe { ViMcp::get_mut(mcp) }?.call_timeout_ms = milliseconds;
+        Ok(())
+    })
+}
+
+/// The call timeout in milliseconds.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_call_timeout(mcp: *const ViMcp) -> u32 {
+    unsafe { access::get("vi_mcp_call_timeout", mcp, |m| m.call_timeout_ms) }
+}
+
+/// Sets the provider whose models answer the server's `sampling/createMessage` requests
+/// (SPEC §H.4.5); empty (the default) declines them.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_set_sampling_provider_id(mcp: *mut ViMcp, data: *const c_char, len: usize) -> ViStatus {
+    unsafe { access::set_str("vi_mcp_set_sampling_provider_id", mcp, data, len, |m, v| m.sampling_provider_id = v.to_owned()) }
+}
+
+/// The sampling provider's id; lives until the entry changes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_sampling_provider_id(mcp: *const ViMcp) -> ViStr {
+    unsafe { access::get_str("vi_mcp_sampling_provider_id", mcp, |m| &m.sampling_provider_id) }
+}
+
 /// A name, and a command (Stdio) or a url with a scheme (Sse, StreamableHttp).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_mcp_is_valid(mcp: *const ViMcp) -> bool {

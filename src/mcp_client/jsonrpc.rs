@@ -1,26 +1,96 @@
 //! JSON-RPC 2.0 bookkeeping shared by the three transports: request ids, the calls waiting for
-//! an answer, and what to do with each message the server sends (answers, server requests,
-//! notifications).
+//! an answer and their progress, and what to do with each message the server sends (answers,
+//! server requests, notifications).
 //!
-//! A waiting call is a [`Pending`]; dropping it (an aborted run drops its future) only forgets
-//! the id, so a late answer is ignored and the connection stays usable.
+//! A waiting call is a [`Pending`]. Dropping it before its answer (an aborted run drops its
+//! future, a timeout gives up) forgets the id, so a late answer is ignored and the connection
+//! stays usable, and queues `notifications/cancelled` for the server (SPEC §H.4.2).
+//!
+//! A server request the client answers later (elicitation, sampling: SPEC §H.4.5) goes to the
+//! handler with a [`Responder`], which queues the answer when it is given (an error if it is
+//! dropped unanswered). The connection sends everything queued ([`Rpc::outgoing`]).
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use tokio::sync::oneshot;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::{mpsc, oneshot};
 
 /// A call's outcome: the `result`, or a readable reason.
 pub(crate) type Reply = Result<Value, String>;
 
+/// One `notifications/progress` of a call.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// What the server's notifications (other than the progress of a call) are handed to.
+pub(crate) type NotificationHandler = Box<dyn Fn(&str, &Value) + Send + Sync>;
+
+/// A request from the server that is answered later.
+#[derive(Debug, Clone)]
+pub(crate) struct ServerRequest {
+    pub method: String,
+    pub params: Value,
+    /// The request of ours whose HTTP answer stream carried it, when the transport tells.
+    pub related: Option<u64>,
+}
+
+/// What server requests are handed to.
+pub(crate) type RequestHandler = Box<dyn Fn(ServerRequest, Responder) + Send + Sync>;
+
+/// Answers one server request, once; dropped unanswered it answers with an error.
+pub(crate) struct Responder {
+    id: Value,
+    outgoing: mpsc::UnboundedSender<Value>,
+    answered: bool,
+}
+
+impl Responder {
+    pub fn answer(mut self, outcome: Result<Value, String>) {
+        self.answered = true;
+        let _ = self.outgoing.send(reply(&self.id, outcome));
+    }
+}
+
+impl Drop for Responder {
+    fn drop(&mut self) {
+        if !self.answered {
+            let _ = self.outgoing.send(reply(&self.id, Err("the client could not answer the request".to_owned())));
+        }
+    }
+}
+
+/// A JSON-RPC answer: the result, or an error (-32603 with the reason; -32601 has its own).
+fn reply(id: &Value, outcome: Result<Value, String>) -> Value {
+    match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(message) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": message}}),
+    }
+}
+
+struct Waiter {
+    answer: oneshot::Sender<Reply>,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
 pub(crate) struct Rpc {
     next_id: AtomicU64,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    pending: Mutex<HashMap<u64, Waiter>>,
     /// Why the connection is over (None while it is usable).
     closed: Mutex<Option<String>>,
     /// Set by `notifications/tools/list_changed`; the tool list is fetched again on next use.
     pub tools_changed: AtomicBool,
+    /// What `roots/list` answers (SPEC §H.4.5), as root objects.
+    roots: Mutex<Vec<Value>>,
+    notifications: OnceLock<NotificationHandler>,
+    requests: OnceLock<RequestHandler>,
+    /// Messages the client sends on its own: cancellations, late answers.
+    outgoing_tx: mpsc::UnboundedSender<Value>,
+    outgoing_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
 }
 
 /// A request sent (or about to be) whose answer has not been taken yet.
@@ -28,56 +98,134 @@ pub(crate) struct Pending {
     rpc: Arc<Rpc>,
     id: u64,
     answer: oneshot::Receiver<Reply>,
+    progress: Option<mpsc::UnboundedReceiver<Progress>>,
+    /// What `notifications/cancelled` says if this is dropped unanswered; None: nothing is sent.
+    cancel_reason: Option<String>,
 }
 
 impl Pending {
-    #[cfg(test)]
     pub fn id(&self) -> u64 {
         self.id
     }
 
     pub async fn wait(&mut self) -> Reply {
-        (&mut self.answer).await.unwrap_or_else(|_| Err("the connection was closed".to_owned()))
+        let reply = (&mut self.answer).await.unwrap_or_else(|_| Err("the connection was closed".to_owned()));
+        self.cancel_reason = None;
+        reply
+    }
+
+    /// The call's progress notifications (once; None when not asked for with `watch`).
+    pub fn take_progress(&mut self) -> Option<mpsc::UnboundedReceiver<Progress>> {
+        self.progress.take()
+    }
+
+    /// The server never received this request (sending it failed): nothing to cancel.
+    pub fn forget(&mut self) {
+        self.cancel_reason = None;
+    }
+
+    pub fn set_cancel_reason(&mut self, reason: String) {
+        if self.cancel_reason.is_some() {
+            self.cancel_reason = Some(reason);
+        }
     }
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        self.rpc.lock_pending().remove(&self.id);
+        let unanswered = self.rpc.lock_pending().remove(&self.id).is_some();
+        if let Some(reason) = self.cancel_reason.take().filter(|_| unanswered && !self.rpc.is_closed()) {
+            let cancelled = Rpc::notification("notifications/cancelled", Some(json!({"requestId": self.id, "reason": reason})));
+            let _ = self.rpc.outgoing_tx.send(cancelled);
+        }
     }
 }
 
 impl Rpc {
     pub fn new() -> Arc<Rpc> {
+        let (outgoing_tx, outgoing_rx) = mpsc::unbounded_channel();
         Arc::new(Rpc {
             next_id: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
             closed: Mutex::new(None),
             tools_changed: AtomicBool::new(false),
+            roots: Mutex::new(Vec::new()),
+            notifications: OnceLock::new(),
+            requests: OnceLock::new(),
+            outgoing_tx,
+            outgoing_rx: Mutex::new(Some(outgoing_rx)),
         })
     }
 
-    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<Reply>>> {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Waiter>> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new request message and the handle that receives its answer; fails when closed.
-    pub fn start(self: &Arc<Self>, method: &str, params: Option<Value>) -> Result<(Value, Pending), String> {
+    /// A new request message and the handle that receives its answer; fails when closed. With
+    /// `watch`, the request carries a `progressToken` (its id) and the handle its progress.
+    /// `initialize` is never cancelled (the MCP lifecycle forbids it); everything else is when
+    /// given up.
+    pub fn start(self: &Arc<Self>, method: &str, params: Option<Value>, watch: bool) -> Result<(Value, Pending), String> {
         if let Some(reason) = self.closed() {
             return Err(reason);
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (sender, answer) = oneshot::channel();
-        self.lock_pending().insert(id, sender);
+        let (progress_tx, progress) = if watch {
+            let (tx, rx) = mpsc::unbounded_channel();
+            (Some(tx), Some(rx))
+        } else {
+            (None, None)
+        };
+        self.lock_pending().insert(id, Waiter { answer: sender, progress: progress_tx });
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        let mut params = params;
+        if watch {
+            let p = params.get_or_insert_with(|| json!({}));
+            if let Some(o) = p.as_object_mut() {
+                let meta = o.entry("_meta").or_insert_with(|| json!({}));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert("progressToken".to_owned(), json!(id));
+                }
+            }
+        }
         if let Some(params) = params {
             message["params"] = params;
         }
-        Ok((message, Pending { rpc: self.clone(), id, answer }))
+        let cancel_reason = (method != "initialize").then(|| "the client no longer needs the result".to_owned());
+        Ok((message, Pending { rpc: self.clone(), id, answer, progress, cancel_reason }))
     }
 
-    pub fn notification(method: &str) -> Value {
-        json!({"jsonrpc": "2.0", "method": method})
+    pub fn notification(method: &str, params: Option<Value>) -> Value {
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        message
+    }
+
+    /// What the client sends on its own, for the connection to send (taken once).
+    pub fn outgoing(&self) -> Option<mpsc::UnboundedReceiver<Value>> {
+        self.outgoing_rx.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Where the server's notifications go (set once, when the connection is made).
+    pub fn on_notification(&self, handler: NotificationHandler) {
+        let _ = self.notifications.set(handler);
+    }
+
+    /// Where the server's elicitation and sampling requests go (set once); without a handler
+    /// they are declined with -32601.
+    pub fn on_request(&self, handler: RequestHandler) {
+        let _ = self.requests.set(handler);
+    }
+
+    /// Replaces the roots `roots/list` answers; true when they changed.
+    pub fn set_roots(&self, roots: Vec<Value>) -> bool {
+        let mut current = self.roots.lock().unwrap_or_else(|e| e.into_inner());
+        let changed = *current != roots;
+        *current = roots;
+        changed
     }
 
     /// Whether the request `id` still waits for its answer.
@@ -85,46 +233,87 @@ impl Rpc {
         self.lock_pending().contains_key(&id)
     }
 
-    /// Handles one message (or a batch) from the server; returns the replies to send back.
-    pub fn dispatch(&self, message: Value) -> Vec<Value> {
+    /// Handles one message (or a batch) from the server; returns the replies to send back now.
+    /// `related`: our request whose HTTP answer stream carried it, if any.
+    pub fn dispatch(&self, message: Value, related: Option<u64>) -> Vec<Value> {
         let mut replies = Vec::new();
         match message {
             Value::Array(batch) => {
                 for m in batch {
-                    self.dispatch_one(m, &mut replies);
+                    self.dispatch_one(m, related, &mut replies);
                 }
             }
-            m => self.dispatch_one(m, &mut replies),
+            m => self.dispatch_one(m, related, &mut replies),
         }
         replies
     }
 
-    fn dispatch_one(&self, message: Value, replies: &mut Vec<Value>) {
+    fn dispatch_one(&self, message: Value, related: Option<u64>, replies: &mut Vec<Value>) {
         let Value::Object(m) = message else { return };
+        let params = m.get("params").cloned().unwrap_or(Value::Null);
         match (m.get("method").and_then(Value::as_str), m.get("id")) {
-            // A request from the server: only `ping` is understood.
-            (Some(method), Some(id)) => replies.push(if method == "ping" {
-                json!({"jsonrpc": "2.0", "id": id, "result": {}})
-            } else {
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("Method not found: {method}")}})
-            }),
+            (Some(method @ ("elicitation/create" | "sampling/createMessage")), Some(id)) if self.requests.get().is_some() => {
+                let responder = Responder { id: id.clone(), outgoing: self.outgoing_tx.clone(), answered: false };
+                let request = ServerRequest { method: method.to_owned(), params, related };
+                if let Some(handler) = self.requests.get() {
+                    handler(request, responder);
+                }
+            }
+            (Some(method), Some(id)) => replies.push(self.answer(method, id)),
+            (Some("notifications/progress"), None) => {
+                if !self.progress(&params)
+                    && let Some(handler) = self.notifications.get()
+                {
+                    handler("notifications/progress", &params);
+                }
+            }
             (Some(method), None) => {
                 if method == "notifications/tools/list_changed" {
                     self.tools_changed.store(true, Ordering::Relaxed);
                 }
+                if let Some(handler) = self.notifications.get() {
+                    handler(method, &params);
+                }
             }
             (None, Some(id)) => {
-                let Some(id) = id.as_u64().or_else(|| id.as_str().and_then(|s| s.parse().ok())) else { return };
-                let Some(sender) = self.lock_pending().remove(&id) else { return };
+                let Some(id) = as_id(id) else { return };
+                let Some(waiter) = self.lock_pending().remove(&id) else { return };
                 let reply = match (m.get("result"), m.get("error")) {
                     (_, Some(error)) => Err(error_text(error)),
                     (Some(result), None) => Ok(result.clone()),
                     (None, None) => Ok(Value::Null),
                 };
-                let _ = sender.send(reply);
+                let _ = waiter.answer.send(reply);
             }
             (None, None) => {}
         }
+    }
+
+    /// The answer now to a request from the server: `ping`, `roots/list`; anything else is
+    /// not offered (-32601).
+    fn answer(&self, method: &str, id: &Value) -> Value {
+        match method {
+            "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+            "roots/list" => {
+                let roots = self.roots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                json!({"jsonrpc": "2.0", "id": id, "result": {"roots": roots}})
+            }
+            _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("Method not found: {method}")}}),
+        }
+    }
+
+    /// Hands a progress notification to the call whose token it names; false when none does.
+    fn progress(&self, params: &Value) -> bool {
+        let Some(token) = params.get("progressToken").and_then(as_id) else { return false };
+        let Some(progress) = params.get("progress").and_then(Value::as_f64) else { return false };
+        let pending = self.lock_pending();
+        let Some(sender) = pending.get(&token).and_then(|w| w.progress.as_ref()) else { return false };
+        let _ = sender.send(Progress {
+            progress,
+            total: params.get("total").and_then(Value::as_f64),
+            message: params.get("message").and_then(Value::as_str).map(str::to_owned),
+        });
+        true
     }
 
     /// Ends the connection: every waiting call fails with `reason`, later ones at once.
@@ -136,8 +325,8 @@ impl Rpc {
             }
         }
         let reason = self.closed().unwrap_or_default();
-        for (_, sender) in self.lock_pending().drain() {
-            let _ = sender.send(Err(reason.clone()));
+        for (_, waiter) in self.lock_pending().drain() {
+            let _ = waiter.answer.send(Err(reason.clone()));
         }
     }
 
@@ -148,6 +337,11 @@ impl Rpc {
     pub fn is_closed(&self) -> bool {
         self.closed.lock().unwrap_or_else(|e| e.into_inner()).is_some()
     }
+}
+
+/// Our ids (and progress tokens) are numbers; a server may echo them as strings.
+fn as_id(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))
 }
 
 fn error_text(error: &Value) -> String {
@@ -165,34 +359,101 @@ mod tests {
     #[tokio::test]
     async fn answers_reach_their_caller_and_dropped_calls_are_forgotten() {
         let rpc = Rpc::new();
-        let (m1, mut p1) = rpc.start("a", None).unwrap();
-        let (m2, p2) = rpc.start("b", Some(json!({"x": 1}))).unwrap();
+        let (m1, mut p1) = rpc.start("a", None, false).unwrap();
+        let (m2, p2) = rpc.start("b", Some(json!({"x": 1})), false).unwrap();
         assert_eq!(m2["params"], json!({"x": 1}));
         assert!(m1.get("params").is_none());
         let id2 = p2.id();
         drop(p2);
         assert!(!rpc.is_pending(id2));
-        assert!(rpc.dispatch(json!({"jsonrpc": "2.0", "id": id2, "result": 1})).is_empty());
-        rpc.dispatch(json!([{"jsonrpc": "2.0", "id": p1.id().to_string(), "error": {"code": -32000, "message": "no"}}]));
+        assert!(rpc.dispatch(json!({"jsonrpc": "2.0", "id": id2, "result": 1}), None).is_empty());
+        rpc.dispatch(json!([{"jsonrpc": "2.0", "id": p1.id().to_string(), "error": {"code": -32000, "message": "no"}}]), None);
         assert_eq!(p1.wait().await, Err("no (JSON-RPC error -32000)".to_owned()));
     }
 
     #[test]
     fn server_requests_get_answers() {
         let rpc = Rpc::new();
-        assert_eq!(rpc.dispatch(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})), vec![json!({"jsonrpc": "2.0", "id": "p", "result": {}})]);
-        let r = rpc.dispatch(json!({"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage"}));
+        assert_eq!(rpc.dispatch(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}), None), vec![json!({"jsonrpc": "2.0", "id": "p", "result": {}})]);
+        let r = rpc.dispatch(json!({"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage"}), None);
         assert_eq!(r[0]["error"]["code"], -32601);
-        assert!(rpc.dispatch(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})).is_empty());
+        assert!(rpc.dispatch(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}), None).is_empty());
         assert!(rpc.tools_changed.load(Ordering::Relaxed));
     }
 
     #[tokio::test]
     async fn close_fails_waiting_and_later_calls() {
         let rpc = Rpc::new();
-        let (_, mut p) = rpc.start("a", None).unwrap();
+        let (_, mut p) = rpc.start("a", None, false).unwrap();
         rpc.close("gone");
         assert_eq!(p.wait().await, Err("gone".to_owned()));
-        assert_eq!(rpc.start("b", None).err(), Some("gone".to_owned()));
+        assert_eq!(rpc.start("b", None, false).err(), Some("gone".to_owned()));
+    }
+
+    #[tokio::test]
+    async fn progress_reaches_its_call_and_a_call_given_up_is_cancelled() {
+        let rpc = Rpc::new();
+        let mut abandoned = rpc.outgoing().unwrap();
+        let (message, mut p) = rpc.start("tools/call", Some(json!({"name": "t"})), true).unwrap();
+        assert_eq!(message["params"]["_meta"]["progressToken"], p.id());
+        let mut progress = p.take_progress().unwrap();
+        let token = p.id().to_string();
+        rpc.dispatch(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 2, "total": 4, "message": "half"}}), None);
+        assert_eq!(progress.recv().await, Some(Progress { progress: 2.0, total: Some(4.0), message: Some("half".into()) }));
+        let id = p.id();
+        p.set_cancel_reason("timed out".into());
+        drop(p);
+        assert_eq!(
+            abandoned.recv().await,
+            Some(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "timed out"}}))
+        );
+
+        // Answered, never sent, and initialize: nothing to cancel.
+        let (_, mut answered) = rpc.start("a", None, false).unwrap();
+        rpc.dispatch(json!({"jsonrpc": "2.0", "id": answered.id(), "result": {}}), None);
+        answered.wait().await.unwrap();
+        drop(answered);
+        let (_, mut unsent) = rpc.start("b", None, false).unwrap();
+        unsent.forget();
+        drop(unsent);
+        drop(rpc.start("initialize", None, false).unwrap());
+        assert!(abandoned.try_recv().is_err());
+    }
+
+    #[test]
+    fn roots_and_notifications() {
+        let rpc = Rpc::new();
+        assert!(rpc.set_roots(vec![json!({"uri": "file:///w"})]));
+        assert!(!rpc.set_roots(vec![json!({"uri": "file:///w"})]));
+        let r = rpc.dispatch(json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"}), None);
+        assert_eq!(r[0]["result"], json!({"roots": [{"uri": "file:///w"}]}));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        rpc.on_notification(Box::new(move |method, params| log.lock().unwrap().push((method.to_owned(), params.clone()))));
+        rpc.dispatch(json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "x://1"}}), None);
+        rpc.dispatch(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 99, "progress": 1}}), None);
+        assert_eq!(*seen.lock().unwrap(), vec![
+            ("notifications/resources/updated".to_owned(), json!({"uri": "x://1"})),
+            ("notifications/progress".to_owned(), json!({"progressToken": 99, "progress": 1})),
+        ]);
+    }
+
+    #[tokio::test]
+    async fn server_requests_are_answered_later_and_always() {
+        let rpc = Rpc::new();
+        let mut outgoing = rpc.outgoing().unwrap();
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let log = asked.clone();
+        rpc.on_request(Box::new(move |request, responder| {
+            log.lock().unwrap().push((request.method.clone(), request.related));
+            if request.method == "elicitation/create" {
+                responder.answer(Ok(json!({"action": "decline"})));
+            } // sampling: dropped unanswered
+        }));
+        assert!(rpc.dispatch(json!({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {}}), Some(7)).is_empty());
+        assert!(rpc.dispatch(json!({"jsonrpc": "2.0", "id": 9, "method": "sampling/createMessage", "params": {}}), None).is_empty());
+        assert_eq!(outgoing.recv().await, Some(json!({"jsonrpc": "2.0", "id": "e1", "result": {"action": "decline"}})));
+        assert_eq!(outgoing.recv().await.unwrap()["error"]["code"], -32603);
+        assert_eq!(*asked.lock().unwrap(), vec![("elicitation/create".to_owned(), Some(7)), ("sampling/createMessage".to_owned(), None)]);
     }
 }

@@ -32,9 +32,12 @@ mod stdio;
 mod streamable_http;
 
 pub use protocol::Tool;
+pub(crate) use jsonrpc::{Progress, Responder, ServerRequest};
 
+use crate::center::{Center, WeakCenter};
 use crate::mcp::{Mcp, Transport};
-use jsonrpc::Rpc;
+use crate::message::ToolOutput;
+use jsonrpc::{Pending, Rpc};
 use serde_json::{Value, json};
 use sse::LegacySse;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -47,8 +50,6 @@ use tokio::time::{Instant, timeout, timeout_at};
 
 /// A server that has not completed `initialize` by then is unreachable (SPEC §F).
 pub const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(10);
-/// The limit of one `tools/call` (SPEC §F).
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The limit of listing the tools (all pages) after `initialize`.
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 /// At most this many `tools/list` pages are read.
@@ -76,6 +77,104 @@ pub(crate) struct Connection {
     tools: Mutex<Arc<Vec<Tool>>>,
     /// Counts streamable HTTP sessions, so that concurrent calls re-initialise only once.
     session: tokio::sync::Mutex<u64>,
+    listeners: Arc<Listeners>,
+    asking: Arc<Askers>,
+}
+
+/// Who answers the server's elicitation and sampling requests made during a tool call (SPEC
+/// §H.4.5): the run that made the call. Called on a library thread; answers through
+/// `responder`, now or later, from any thread.
+pub(crate) trait Asker: Send + Sync {
+    fn ask(&self, request: ServerRequest, responder: Responder);
+}
+
+/// The tool calls in flight on a connection with their askers, so that a server request goes
+/// to the run whose call it belongs to: the call whose HTTP answer stream carried it, else
+/// (stdio, legacy SSE, which do not tell) the latest call still running. Outside any call it
+/// is declined.
+#[derive(Default)]
+struct Askers(Mutex<Vec<(u64, Arc<dyn Asker>)>>);
+
+impl Askers {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Arc<dyn Asker>)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn route(&self, request: ServerRequest, responder: Responder) {
+        let asker = {
+            let calls = self.lock();
+            let related = request.related.and_then(|id| calls.iter().find(|(call, _)| *call == id));
+            related.or(calls.last()).map(|(_, asker)| asker.clone())
+        };
+        match asker {
+            Some(asker) => asker.ask(request, responder),
+            None if request.method == "elicitation/create" => responder.answer(Ok(json!({"action": "decline"}))),
+            None => responder.answer(Err(format!("{} is declined: no tool call of this server is running", request.method))),
+        }
+    }
+}
+
+/// Keeps a call's asker registered while the call runs.
+struct Asking<'a> {
+    askers: &'a Askers,
+    id: u64,
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        self.askers.lock().retain(|(call, _)| *call != self.id);
+    }
+}
+
+/// How a request is watched (SPEC §H.4.2): the time it may go without an answer or a progress
+/// notification, and who hears the progress.
+pub(crate) struct Watch<'a> {
+    pub limit: Duration,
+    pub on_progress: &'a (dyn Fn(Progress) + Sync),
+    /// Who answers the server's requests during this call (None: they are declined).
+    pub asker: Option<Arc<dyn Asker>>,
+}
+
+/// Why a request has no result.
+pub(crate) enum RequestError {
+    Failed(String),
+    /// Neither an answer nor progress came within the watch's limit.
+    TimedOut(Duration),
+}
+
+impl RequestError {
+    fn reason(self) -> String {
+        match self {
+            RequestError::Failed(reason) => reason,
+            RequestError::TimedOut(limit) => format!("no answer and no progress within {} s", limit.as_secs_f64()),
+        }
+    }
+}
+
+/// The Centers that used a connection (a run of one of their dialogs, `request_mcp`), which
+/// hear its server's notifications (SPEC §H.4.4) under the entry's name.
+#[derive(Default)]
+struct Listeners(Mutex<Vec<WeakCenter>>);
+
+impl Listeners {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<WeakCenter>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add(&self, center: WeakCenter) {
+        let mut centers = self.lock();
+        centers.retain(WeakCenter::is_alive);
+        if !centers.iter().any(|c| c.same_as(&center)) {
+            centers.push(center);
+        }
+    }
+
+    fn notify(&self, server: &str, method: &str, params: &Value) {
+        let centers: Vec<Center> = self.lock().iter().filter_map(WeakCenter::upgrade).collect();
+        for center in centers {
+            center.mcp_notified(server, method, params);
+        }
+    }
 }
 
 impl Connection {
@@ -87,12 +186,20 @@ impl Connection {
         let deadline = Instant::now() + INITIALIZE_TIMEOUT;
         let late = || format!("the server did not complete initialize within {} s", INITIALIZE_TIMEOUT.as_secs());
         let rpc = Rpc::new();
+        rpc.set_roots(protocol::roots(&config.roots));
+        let listeners = Arc::new(Listeners::default());
+        let (heard, server) = (listeners.clone(), config.name.clone());
+        rpc.on_notification(Box::new(move |method, params| heard.notify(&server, method, params)));
+        let asking = Arc::new(Askers::default());
+        let routes = asking.clone();
+        rpc.on_request(Box::new(move |request, responder| routes.route(request, responder)));
         let link = match config.transport {
             Transport::Stdio => Link::Stdio(Stdio::spawn(config, rpc.clone())?),
             Transport::StreamableHttp => Link::Http(Box::new(StreamableHttp::new(config, rpc.clone())?)),
             Transport::Sse => Link::Sse(timeout_at(deadline, LegacySse::open(config, rpc.clone())).await.map_err(|_| late())??),
         };
-        let connection = Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0) };
+        let connection =
+            Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0), listeners, asking };
         let ready = async {
             timeout_at(deadline, connection.handshake()).await.map_err(|_| late())??;
             timeout(LIST_TIMEOUT, connection.list_tools())
@@ -141,26 +248,60 @@ impl Connection {
         if let Link::Http(h) = &self.link {
             h.reset();
         }
-        let (message, mut pending) = self.rpc.start("initialize", Some(protocol::initialize_params()))?;
+        let (message, mut pending) = self.rpc.start("initialize", Some(protocol::initialize_params()), false)?;
         self.send(&message).await.map_err(failed)?;
         let result = pending.wait().await?;
         let version = protocol::negotiated_version(&result)?;
         if let Link::Http(h) = &self.link {
             h.set_version(&version);
         }
-        self.send(&Rpc::notification("notifications/initialized")).await.map_err(failed)
+        self.send(&Rpc::notification("notifications/initialized", None)).await.map_err(failed)?;
+        if let Link::Http(h) = &self.link {
+            h.listen();
+        }
+        Ok(())
     }
 
-    /// One request; a streamable HTTP session the server forgot is re-initialised once.
+    /// Sends what the client says on its own — `notifications/cancelled` for every request
+    /// given up (SPEC §H.4.2), the late answers to server requests (§H.4.5) — for as long as
+    /// the connection lives.
+    fn send_outgoing(self: &Arc<Self>) {
+        let Some(mut outgoing) = self.rpc.outgoing() else { return };
+        let connection = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(message) = outgoing.recv().await {
+                let Some(c) = connection.upgrade() else { break };
+                let _ = timeout(Duration::from_secs(10), c.send(&message)).await;
+            }
+        });
+    }
+
+    /// Makes `roots` what `roots/list` answers, telling the server when they changed.
+    async fn use_roots(&self, roots: &[String]) {
+        if self.rpc.set_roots(protocol::roots(roots)) {
+            let _ = self.send(&Rpc::notification("notifications/roots/list_changed", None)).await;
+        }
+    }
+
     async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, String> {
+        self.exchange(method, params, None).await.map_err(RequestError::reason)
+    }
+
+    /// One request, watched or not; a streamable HTTP session the server forgot is
+    /// re-initialised once. Given up (dropped, timed out) it is cancelled on the server.
+    async fn exchange(&self, method: &str, params: Option<Value>, watch: Option<&Watch<'_>>) -> Result<Value, RequestError> {
         let mut retried = false;
         loop {
             let session = *self.session.lock().await;
-            let (message, mut pending) = self.rpc.start(method, params.clone())?;
-            match self.send(&message).await {
-                Ok(()) => return pending.wait().await,
-                Err(SendError::Failed(reason)) => return Err(reason),
-                Err(SendError::SessionGone) if !retried => {
+            let (message, mut pending) = self.rpc.start(method, params.clone(), watch.is_some()).map_err(RequestError::Failed)?;
+            let failure = match self.await_answer(&message, &mut pending, watch).await {
+                Ok(reply) => return reply,
+                Err(failure) => failure,
+            };
+            pending.forget();
+            match failure {
+                SendError::Failed(reason) => return Err(RequestError::Failed(reason)),
+                SendError::SessionGone if !retried => {
                     drop(pending);
                     retried = true;
                     let mut current = self.session.lock().await;
@@ -168,15 +309,51 @@ impl Connection {
                         if let Err(reason) = self.handshake().await {
                             let reason = format!("the server forgot the session and initialising again failed: {reason}");
                             self.rpc.close(&reason);
-                            return Err(reason);
+                            return Err(RequestError::Failed(reason));
                         }
                         *current += 1;
                     }
                 }
-                Err(SendError::SessionGone) => {
+                SendError::SessionGone => {
                     let reason = "the server forgot the session again".to_owned();
                     self.rpc.close(&reason);
-                    return Err(reason);
+                    return Err(RequestError::Failed(reason));
+                }
+            }
+        }
+    }
+
+    /// Sends `message` and waits for its answer: Ok(the reply), or Err when sending failed.
+    /// Each progress notification restarts the watch's limit.
+    async fn await_answer(
+        &self,
+        message: &Value,
+        pending: &mut Pending,
+        watch: Option<&Watch<'_>>,
+    ) -> Result<Result<Value, RequestError>, SendError> {
+        let mut progress = pending.take_progress();
+        let mut deadline = watch.map(|w| Instant::now() + w.limit);
+        let _asking = watch.and_then(|w| w.asker.clone()).map(|asker| {
+            self.asking.lock().push((pending.id(), asker));
+            Asking { askers: &self.asking, id: pending.id() }
+        });
+        let sent = self.send(message);
+        tokio::pin!(sent);
+        let mut sending = true;
+        loop {
+            tokio::select! {
+                result = &mut sent, if sending => result.map(|()| sending = false)?,
+                reply = pending.wait() => return Ok(reply.map_err(RequestError::Failed)),
+                Some(p) = next_progress(&mut progress) => {
+                    if let Some(w) = watch {
+                        deadline = Some(Instant::now() + w.limit);
+                        (w.on_progress)(p);
+                    }
+                }
+                () = sleep_until(deadline) => {
+                    let limit = watch.map_or(Duration::ZERO, |w| w.limit);
+                    pending.set_cancel_reason(format!("no answer and no progress within {} s", limit.as_secs_f64()));
+                    return Ok(Err(RequestError::TimedOut(limit)));
                 }
             }
         }
@@ -207,13 +384,17 @@ impl Connection {
         self.tools.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// `tools/call`: the Tool message content, `{"error": …}` on any failure (SPEC §E.11).
-    pub(crate) async fn call(&self, tool: &str, arguments: Value) -> String {
+    /// `tools/call`: the Tool message, `{"error": …}` on any failure (SPEC §E.11).
+    pub(crate) async fn call(&self, tool: &str, arguments: Value, watch: &Watch<'_>) -> ToolOutput {
         let params = json!({"name": tool, "arguments": arguments});
-        match timeout(CALL_TIMEOUT, self.request("tools/call", Some(params))).await {
-            Ok(Ok(result)) => protocol::call_result_content(&result),
-            Ok(Err(reason)) => json!({"error": self.explain(reason)}).to_string(),
-            Err(_) => json!({"error": format!("the MCP tool call {tool} timed out after {} s", CALL_TIMEOUT.as_secs())}).to_string(),
+        let failed = |reason: String| ToolOutput::from(json!({"error": reason}).to_string());
+        match self.exchange("tools/call", Some(params), Some(watch)).await {
+            Ok(result) => protocol::call_result(&result),
+            Err(RequestError::Failed(reason)) => failed(self.explain(reason)),
+            Err(RequestError::TimedOut(limit)) => failed(format!(
+                "the MCP tool call {tool} timed out: no answer and no progress within {} s",
+                limit.as_secs_f64()
+            )),
         }
     }
 
@@ -224,6 +405,22 @@ impl Connection {
             Link::Sse(s) => s.shutdown(),
         }
         self.rpc.close("the connection was shut down");
+    }
+}
+
+/// The next progress of a watched call; never, for one that is not watched.
+async fn next_progress(progress: &mut Option<tokio::sync::mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
+    match progress {
+        Some(p) => p.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Sleeps until `deadline`; forever without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -266,6 +463,7 @@ async fn connection(config: Mcp, start: bool) -> Result<Option<Arc<Connection>>,
             return Ok(None);
         }
         let c = Arc::new(Connection::open(&config).await?);
+        c.send_outgoing();
         *held = Some(c.clone());
         Ok(Some(c))
     });
@@ -326,6 +524,24 @@ pub fn shutdown_all() {
     children::terminate_all_now();
 }
 
+// --- requests of the application ------------------------------------------------------------
+
+/// Sends `method` to the server of `config` over the pool's connection, connecting it if
+/// needed (SPEC §H.4.4); `center` hears the server's notifications from then on. Progress
+/// restarts the entry's call limit as for tool calls.
+pub(crate) async fn request(config: Mcp, center: WeakCenter, method: &str, params: Option<Value>) -> Result<Value, String> {
+    if method == "initialize" || method.starts_with("notifications/") {
+        return Err(format!("{method} is not a request the application may send; the library owns the connection's lifecycle"));
+    }
+    let c = connection(config.clone(), true)
+        .await?
+        .ok_or_else(|| format!("the MCP server {} was removed", config.name))?;
+    c.use_roots(&config.roots).await;
+    c.listeners.add(center);
+    let watch = Watch { limit: Duration::from_millis(u64::from(config.call_timeout_ms)), on_progress: &|_| {}, asker: None };
+    c.exchange(method, params, Some(&watch)).await.map_err(|e| c.explain(e.reason()))
+}
+
 // --- what one run keeps ----------------------------------------------------------------------
 
 /// The enabled entries a run uses: the dialog's own, then the Center's that the dialog does not
@@ -333,6 +549,18 @@ pub fn shutdown_all() {
 pub(crate) fn active_servers(own: &[Mcp], center: &[Mcp]) -> Vec<Mcp> {
     let overridden = |m: &Mcp| own.iter().any(|o| o.name == m.name);
     own.iter().chain(center.iter().filter(|m| !overridden(m))).filter(|m| m.enabled).cloned().collect()
+}
+
+/// An offered tool: where it lives and how a call of it is watched.
+#[derive(Clone)]
+pub(crate) struct Target {
+    pub connection: Arc<Connection>,
+    /// The entry's name.
+    pub server: String,
+    /// The tool's name on its server.
+    pub tool: String,
+    pub limit: Duration,
+    pub sampling_provider_id: String,
 }
 
 /// A run's MCP servers and the names their tools were offered under. Each server is resolved
@@ -347,9 +575,9 @@ struct RunState {
     /// Per connection key: the connection this run uses (None: not available in this run).
     servers: HashMap<String, Option<Arc<Connection>>>,
     /// The servers of the last `prepare`, in order, with their tool lists.
-    current: Vec<(String, Arc<Connection>, Arc<Vec<Tool>>)>,
-    /// Offered name → connection and the server's tool name.
-    offered: HashMap<String, (Arc<Connection>, String)>,
+    current: Vec<(Mcp, Arc<Connection>, Arc<Vec<Tool>>)>,
+    /// Offered name → the tool behind it.
+    offered: HashMap<String, Target>,
 }
 
 impl RunTools {
@@ -359,7 +587,8 @@ impl RunTools {
 
     /// Connects the servers not resolved yet in this run (concurrently) and fetches the tool
     /// lists; `failed(server, message)` is called for each server that could not be reached.
-    pub async fn prepare(&self, servers: &[Mcp], mut failed: impl FnMut(&str, String)) {
+    /// The servers' roots become the entries' and `center` hears their notifications.
+    pub async fn prepare(&self, servers: &[Mcp], center: &Center, mut failed: impl FnMut(&str, String)) {
         let todo: Vec<Mcp> = {
             let state = self.state();
             let mut seen = HashSet::new();
@@ -376,14 +605,16 @@ impl RunTools {
             };
             self.state().servers.insert(key(m), connection);
         }
-        let connected: Vec<(String, Arc<Connection>)> = {
+        let connected: Vec<(Mcp, Arc<Connection>)> = {
             let state = self.state();
-            servers.iter().filter_map(|m| Some((m.name.clone(), state.servers.get(&key(m))?.clone()?))).collect()
+            servers.iter().filter_map(|m| Some((m.clone(), state.servers.get(&key(m))?.clone()?))).collect()
         };
         let mut current = Vec::new();
-        for (name, c) in connected {
+        for (m, c) in connected {
+            c.use_roots(&m.roots).await;
+            c.listeners.add(center.downgrade());
             let tools = c.tools().await;
-            current.push((name, c, tools));
+            current.push((m, c, tools));
         }
         self.state().current = current;
     }
@@ -392,21 +623,29 @@ impl RunTools {
     /// names in `taken` (the functions'); remembers the names for [`RunTools::target`].
     pub fn offer(&self, mut taken: HashSet<String>) -> Vec<Tool> {
         let mut state = self.state();
-        let pairs: Vec<(&str, &Arc<Connection>, &Tool)> =
-            state.current.iter().flat_map(|(name, c, list)| list.iter().map(move |t| (name.as_str(), c, t))).collect();
-        let names = naming::assign(pairs.iter().map(|(server, _, t)| (*server, t.name.as_str())), &mut taken);
+        let pairs: Vec<(&Mcp, &Arc<Connection>, &Tool)> =
+            state.current.iter().flat_map(|(m, c, list)| list.iter().map(move |t| (m, c, t))).collect();
+        let names = naming::assign(pairs.iter().map(|(m, _, t)| (m.name.as_str(), t.name.as_str())), &mut taken);
         let mut offered = HashMap::new();
         let mut tools = Vec::with_capacity(names.len());
-        for (name, (_, c, t)) in names.into_iter().zip(pairs) {
-            offered.insert(name.clone(), (c.clone(), t.name.clone()));
+        for (name, (m, c, t)) in names.into_iter().zip(pairs) {
+            let limit = Duration::from_millis(u64::from(m.call_timeout_ms));
+            let target = Target {
+                connection: c.clone(),
+                server: m.name.clone(),
+                tool: t.name.clone(),
+                limit,
+                sampling_provider_id: m.sampling_provider_id.clone(),
+            };
+            offered.insert(name.clone(), target);
             tools.push(Tool { name, ..t.clone() });
         }
         state.offered = offered;
         tools
     }
 
-    /// The connection and tool behind an offered name.
-    pub fn target(&self, name: &str) -> Option<(Arc<Connection>, String)> {
+    /// The tool behind an offered name.
+    pub fn target(&self, name: &str) -> Option<Target> {
         self.state().offered.get(name).cloned()
     }
 }
@@ -417,15 +656,15 @@ impl RunTools {
 #[cfg(fuzzing)]
 pub fn read_server_message(message: serde_json::Value) {
     let rpc = jsonrpc::Rpc::new();
-    let pending = rpc.start("tools/list", None).map(|(_, pending)| pending);
-    for reply in rpc.dispatch(message.clone()) {
+    let pending = rpc.start("tools/list", None, true).map(|(_, pending)| pending);
+    for reply in rpc.dispatch(message.clone(), None) {
         assert!(reply.is_object(), "a reply is a JSON-RPC object: {reply}");
     }
     rpc.close("fuzzing");
     drop(pending);
     let _ = protocol::negotiated_version(&message);
     let _ = protocol::parse_tools(&message);
-    let _ = protocol::call_result_content(&message);
+    let _ = protocol::call_result(&message);
 }
 
 #[cfg(test)]

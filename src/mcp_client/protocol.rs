@@ -1,19 +1,24 @@
-//! The MCP messages this client uses (protocol revisions 2024-11-05 to 2025-06-18):
-//! `initialize` and version negotiation, `tools/list`, and turning a `tools/call` result into
-//! the text of a Tool message.
+//! The MCP messages this client uses (protocol revisions 2024-11-05 to 2025-11-25):
+//! `initialize` and version negotiation, `tools/list`, the roots it offers, and turning a
+//! `tools/call` result into the text of a Tool message.
 
+use crate::message::{Image, ToolOutput};
 use serde_json::{Value, json};
 
 /// The revision asked for in `initialize`.
-pub const PROTOCOL_VERSION: &str = "2025-06-18";
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// The revisions accepted in the server's answer.
-pub const SUPPORTED_VERSIONS: [&str; 3] = ["2024-11-05", "2025-03-26", "2025-06-18"];
+/// The revisions accepted in the server's answer (SPEC §H.4.1).
+pub const SUPPORTED_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
+/// Every client capability is always offered — roots (an entry without them lists none),
+/// elicitation in form mode, sampling (declined when the entry names no provider) — because
+/// a connection is shared by every entry that connects the same way, and setting roots later
+/// then needs only `notifications/roots/list_changed`, not a new connection.
 pub fn initialize_params() -> Value {
     json!({
         "protocolVersion": PROTOCOL_VERSION,
-        "capabilities": {},
+        "capabilities": {"roots": {"listChanged": true}, "elicitation": {"form": {}}, "sampling": {}},
         "clientInfo": {"name": "visindigo-agent", "version": env!("CARGO_PKG_VERSION")},
     })
 }
@@ -29,6 +34,23 @@ pub fn negotiated_version(result: &Value) -> Result<String, String> {
             SUPPORTED_VERSIONS.join(", ")
         ))
     }
+}
+
+/// The root objects of `roots/list` for an entry's roots: URIs as given, a local path as its
+/// `file://` URI (named after its last component).
+pub fn roots(uris: &[String]) -> Vec<Value> {
+    uris.iter()
+        .filter(|u| !u.is_empty())
+        .map(|u| {
+            let uri = if u.contains("://") {
+                u.clone()
+            } else {
+                reqwest::Url::from_file_path(u).map(String::from).unwrap_or_else(|()| u.clone())
+            };
+            let name = u.trim_end_matches('/').rsplit('/').next().unwrap_or_default().to_owned();
+            if name.is_empty() { json!({"uri": uri}) } else { json!({"uri": uri, "name": name}) }
+        })
+        .collect()
 }
 
 /// A tool as `tools/list` describes it.
@@ -59,27 +81,55 @@ pub fn parse_tools(result: &Value) -> (Vec<Tool>, Option<String>) {
     (tools, cursor)
 }
 
-/// The Tool message content for a `tools/call` result: the text parts joined with "\n" (other
-/// parts as their JSON; `structuredContent` when there is no content), or `{"error": text}`
-/// when the result says `isError`.
-pub fn call_result_content(result: &Value) -> String {
+/// The Tool message for a `tools/call` result (SPEC §E.11, §H.4.3): the parts' text joined
+/// with "\n" — text as is, an embedded text resource as its text, an image as an `[image: …]`
+/// line while the image itself goes into `images` (a `data:` URL), a resource link, audio or
+/// a binary resource as a line naming it, anything else as its JSON; `structuredContent` when
+/// there is no content. `{"error": text}` when the result says `isError`.
+pub fn call_result(result: &Value) -> ToolOutput {
     let parts = result.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let mut images = Vec::new();
     let text = if parts.is_empty() {
         result.get("structuredContent").map(Value::to_string).unwrap_or_default()
     } else {
-        parts
-            .iter()
-            .map(|p| match (p.get("type").and_then(Value::as_str), p.get("text").and_then(Value::as_str)) {
-                (Some("text"), Some(text)) => text.to_owned(),
-                _ => p.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        parts.iter().map(|p| part_text(p, &mut images)).collect::<Vec<_>>().join("\n")
     };
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        json!({"error": text}).to_string()
+        ToolOutput { content: json!({"error": text}).to_string(), images }
     } else {
-        text
+        ToolOutput { content: text, images }
+    }
+}
+
+fn part_text(part: &Value, images: &mut Vec<Image>) -> String {
+    let field = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let base64_len = |data: &str| data.len() / 4 * 3;
+    match part.get("type").and_then(Value::as_str) {
+        Some("text") if part.get("text").is_some_and(Value::is_string) => field(part, "text"),
+        Some("image") if part.get("data").is_some_and(Value::is_string) => {
+            let mime = field(part, "mimeType");
+            images.push(Image { url: format!("data:{mime};base64,{}", field(part, "data")), detail: String::new() });
+            format!("[image: {mime}]")
+        }
+        Some("audio") => format!("[audio: {}, {} bytes]", field(part, "mimeType"), base64_len(&field(part, "data"))),
+        Some("resource_link") => {
+            let description = field(part, "description");
+            let link = format!("[resource link: {} <{}>]", field(part, "name"), field(part, "uri"));
+            if description.is_empty() { link } else { format!("{link} {description}") }
+        }
+        Some("resource") if part.get("resource").is_some_and(Value::is_object) => {
+            let resource = &part["resource"];
+            let (uri, mime) = (field(resource, "uri"), field(resource, "mimeType"));
+            if let Some(text) = resource.get("text").and_then(Value::as_str) {
+                text.to_owned()
+            } else if let Some(blob) = resource.get("blob").and_then(Value::as_str).filter(|_| mime.starts_with("image/")) {
+                images.push(Image { url: format!("data:{mime};base64,{blob}"), detail: String::new() });
+                format!("[image: {mime}, {uri}]")
+            } else {
+                format!("[resource {uri}: {mime}, {} bytes]", base64_len(&field(resource, "blob")))
+            }
+        }
+        _ => part.to_string(),
     }
 }
 
@@ -91,7 +141,18 @@ mod tests {
     fn version_negotiation() {
         assert_eq!(negotiated_version(&json!({"protocolVersion": "2024-11-05"})).unwrap(), "2024-11-05");
         let e = negotiated_version(&json!({"protocolVersion": "1999-01-01"})).unwrap_err();
-        assert!(e.contains("1999-01-01") && e.contains("2025-06-18"), "{e}");
+        assert!(e.contains("1999-01-01") && e.contains("2025-11-25"), "{e}");
+        assert_eq!(initialize_params()["protocolVersion"], "2025-11-25");
+    }
+
+    #[test]
+    fn roots_are_uris() {
+        let r = roots(&["/srv/my data".into(), "file:///work/".into(), "".into(), "relative".into()]);
+        assert_eq!(r, vec![
+            json!({"uri": "file:///srv/my%20data", "name": "my data"}),
+            json!({"uri": "file:///work/", "name": "work"}),
+            json!({"uri": "relative", "name": "relative"}),
+        ]);
     }
 
     #[test]
@@ -104,9 +165,23 @@ mod tests {
 
     #[test]
     fn call_results() {
-        let img = json!({"type": "image", "data": "AA", "mimeType": "image/png"});
-        assert_eq!(call_result_content(&json!({"content": [{"type": "text", "text": "a"}, img, {"type": "text", "text": "b"}]})), format!("a\n{img}\nb"));
-        assert_eq!(call_result_content(&json!({"content": [{"type": "text", "text": "bad \"x\""}], "isError": true})), r#"{"error":"bad \"x\""}"#);
-        assert_eq!(call_result_content(&json!({"content": [], "structuredContent": {"r": 1}})), r#"{"r":1}"#);
+        let text = |result: Value| call_result(&result).content;
+        let img = json!({"type": "image", "data": "AAAA", "mimeType": "image/png"});
+        let out = call_result(&json!({"content": [{"type": "text", "text": "a"}, img, {"type": "text", "text": "b"}]}));
+        assert_eq!(out.content, "a\n[image: image/png]\nb");
+        assert_eq!(out.images, vec![Image { url: "data:image/png;base64,AAAA".into(), detail: String::new() }]);
+        assert_eq!(text(json!({"content": [{"type": "text", "text": "bad \"x\""}], "isError": true})), r#"{"error":"bad \"x\""}"#);
+        assert_eq!(text(json!({"content": [], "structuredContent": {"r": 1}})), r#"{"r":1}"#);
+        let resources = json!({"content": [
+            {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "description": "the notes"},
+            {"type": "resource", "resource": {"uri": "file:///b.txt", "mimeType": "text/plain", "text": "inside b"}},
+            {"type": "resource", "resource": {"uri": "file:///c.bin", "mimeType": "application/zip", "blob": "AAAAAAAA"}},
+            {"type": "resource", "resource": {"uri": "file:///d.jpg", "mimeType": "image/jpeg", "blob": "BBBB"}},
+            {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+            {"type": "hologram"},
+        ]});
+        let out = call_result(&resources);
+        assert_eq!(out.content, "[resource link: a.txt <file:///a.txt>] the notes\ninside b\n[resource file:///c.bin: application/zip, 6 bytes]\n[image: image/jpeg, file:///d.jpg]\n[audio: audio/wav, 3 bytes]\n{\"type\":\"hologram\"}");
+        assert_eq!(out.images[0].url, "data:image/jpeg;base64,BBBB");
     }
 }

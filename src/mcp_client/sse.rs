@@ -72,7 +72,7 @@ impl LegacySse {
             let deliver = |events: &mut Vec<Event>| {
                 for event in events.drain(..).filter(Event::is_message) {
                     let Ok(message) = serde_json::from_str::<Value>(&event.data) else { continue };
-                    for reply in rpc.dispatch(message) {
+                    for reply in rpc.dispatch(message, None) {
                         let poster = reader_poster.clone();
                         tokio::spawn(async move {
                             let _ = tokio::time::timeout(Duration::from_secs(10), poster.post(&reply)).await;

@@ -100,7 +100,7 @@ impl Stdio {
                 }
                 // Lines that are not JSON (a server's stray logging) are skipped.
                 let Ok(message) = serde_json::from_slice::<Value>(&line) else { continue };
-                for reply in rpc.dispatch(message) {
+                for reply in rpc.dispatch(message, None) {
                     if let Some(sender) = replies.upgrade() {
                         let _ = sender.send(line_of(&reply));
                     }

@@ -2,8 +2,10 @@
 //! the url; the answer is a JSON document or an event stream of messages. The server may hand
 //! out a session (`Mcp-Session-Id`), sent back with every later request; a 404 for a known
 //! session means the server forgot it, and the connection initialises again once (see
-//! `Connection::request`). The optional GET stream for unsolicited server messages is not
-//! opened: tools need only request/response.
+//! `Connection::request`). What a server says during a request (progress, elicitation,
+//! sampling) comes on that request's answer stream; what it says on its own (a subscribed
+//! resource changed, its lists changed) comes on the GET stream, which is opened after each
+//! `initialize` and held open while the session lasts (SPEC §H.4.4).
 
 use crate::sse::SseDecoder;
 use super::{MESSAGE_LIMIT, http, too_large};
@@ -11,6 +13,7 @@ use super::jsonrpc::Rpc;
 use crate::mcp::Mcp;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,32 +26,102 @@ pub(crate) enum SendError {
     Failed(String),
 }
 
-pub(crate) struct StreamableHttp {
+pub(crate) struct StreamableHttp(Arc<Shared>);
+
+/// What the requests and the GET stream's task share.
+pub(crate) struct Shared {
     url: reqwest::Url,
     client: crate::network::Client,
     headers: HeaderMap,
     rpc: Arc<Rpc>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
+    /// Counts `initialize`s: a GET stream of an earlier session ends.
+    generation: AtomicU64,
+}
+
+impl std::ops::Deref for StreamableHttp {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl StreamableHttp {
     pub fn new(config: &Mcp, rpc: Arc<Rpc>) -> Result<StreamableHttp, String> {
         let url = http::url(&config.url)?;
-        Ok(StreamableHttp {
+        Ok(StreamableHttp(Arc::new(Shared {
             client: http::client(&url)?,
             url,
             headers: http::headers(&config.headers)?,
             rpc,
             session: Mutex::new(None),
             version: Mutex::new(None),
-        })
+            generation: AtomicU64::new(0),
+        })))
+    }
+
+    /// Opens the GET stream of the session just initialised, in the background: its messages
+    /// are dispatched as they come. A server without one (405) is fine; a stream that ends or
+    /// breaks is opened again after a second while the session and the connection last.
+    pub fn listen(&self) {
+        let generation = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        let shared = self.0.clone();
+        tokio::spawn(async move {
+            while shared.generation.load(Ordering::Acquire) == generation && !shared.rpc.is_closed() {
+                if !shared.read_get_stream(generation).await {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+    }
+}
+
+impl Shared {
+    /// One GET stream, read until it ends; false when the server offers none.
+    async fn read_get_stream(&self, generation: u64) -> bool {
+        let mut request = self.client.http.get(self.url.clone()).headers(self.headers.clone()).header(ACCEPT, "text/event-stream");
+        if let Some(session) = self.session() {
+            request = request.header(SESSION_HEADER, session);
+        }
+        if let Some(version) = self.version.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            request = request.header(VERSION_HEADER, version);
+        }
+        let Ok(mut response) = request.send().await else { return true };
+        if !response.status().is_success() {
+            // 405: the server sends nothing on its own; anything else: the session is over.
+            return false;
+        }
+        let mut parser = SseDecoder::new();
+        let mut events = Vec::new();
+        loop {
+            // Wakes up now and then to notice a new session or a closed connection.
+            let chunk = match tokio::time::timeout(Duration::from_secs(1), response.chunk()).await {
+                Err(_) if self.generation.load(Ordering::Acquire) != generation || self.rpc.is_closed() => return false,
+                Err(_) => continue,
+                Ok(Ok(Some(bytes))) => bytes,
+                Ok(_) => return true,
+            };
+            parser.feed_events(&chunk, &mut events);
+            if parser.pending_bytes() > MESSAGE_LIMIT {
+                return true;
+            }
+            for event in events.drain(..).filter(|e| e.is_message()) {
+                if let Ok(message) = serde_json::from_str::<Value>(&event.data) {
+                    self.deliver(message, None);
+                }
+            }
+        }
     }
 
     fn session(&self) -> Option<String> {
         self.session.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+}
+
+impl StreamableHttp {
     /// Starts over without a session and without a negotiated version (before `initialize`).
     pub fn reset(&self) {
         *self.session.lock().unwrap_or_else(|e| e.into_inner()) = None;
@@ -59,6 +132,9 @@ impl StreamableHttp {
         *self.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(version.to_owned());
     }
 
+}
+
+impl Shared {
     fn post(&self, message: &Value) -> reqwest::RequestBuilder {
         let mut request = self
             .client
@@ -77,6 +153,9 @@ impl StreamableHttp {
         request
     }
 
+}
+
+impl StreamableHttp {
     /// Posts one message and, for a request, reads the answer (dispatching everything that
     /// comes with it) until the request is answered.
     pub async fn send(&self, message: &Value) -> Result<(), SendError> {
@@ -111,7 +190,7 @@ impl StreamableHttp {
             let body = read_limited(response).await.map_err(SendError::Failed)?;
             let message = serde_json::from_slice::<Value>(&body)
                 .map_err(|e| SendError::Failed(format!("the server's answer is not JSON: {e}")))?;
-            self.deliver(message);
+            self.deliver(message, Some(id));
             if self.rpc.is_pending(id) {
                 return Err(SendError::Failed("the server's answer does not answer the request".to_owned()));
             }
@@ -133,7 +212,7 @@ impl StreamableHttp {
             }
             for event in events.drain(..).filter(|e| e.is_message()) {
                 if let Ok(message) = serde_json::from_str::<Value>(&event.data) {
-                    self.deliver(message);
+                    self.deliver(message, Some(id));
                 }
             }
             if !self.rpc.is_pending(id) {
@@ -145,9 +224,13 @@ impl StreamableHttp {
         }
     }
 
-    /// Dispatches a message; replies (to a server's ping) are posted in the background.
-    fn deliver(&self, message: Value) {
-        for reply in self.rpc.dispatch(message) {
+}
+
+impl Shared {
+    /// Dispatches a message that came with the answer to our request `related`; replies (to
+    /// a server's ping) are posted in the background.
+    fn deliver(&self, message: Value, related: Option<u64>) {
+        for reply in self.rpc.dispatch(message, related) {
             let request = self.post(&reply);
             tokio::spawn(async move {
                 let _ = tokio::time::timeout(Duration::from_secs(10), request.send()).await;
@@ -155,8 +238,12 @@ impl StreamableHttp {
         }
     }
 
-    /// Ends the session on the server (DELETE, best effort, at most 2 s).
+}
+
+impl StreamableHttp {
+    /// Ends the session on the server (DELETE, best effort, at most 2 s); the GET stream ends.
     pub async fn shutdown(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
         if let Some(session) = self.session() {
             let request = self.client.http.delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, session);
             let _ = tokio::time::timeout(Duration::from_secs(2), request.send()).await;

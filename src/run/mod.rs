@@ -10,6 +10,7 @@ mod failure;
 mod pairing;
 pub(crate) mod request;
 mod scan;
+mod server_requests;
 mod transport;
 pub(crate) mod wire;
 
@@ -18,6 +19,8 @@ use crate::{
     dialog::{CallSpec, Decision, Dialog, Piece, RunEnd, RunTicket},
     event::Event,
     function::ToolReply,
+    mcp_client::{Progress, Watch},
+    message::ToolOutput,
     model::Model,
     provider::Provider,
 };
@@ -26,6 +29,7 @@ use failure::{Failure, Kind};
 use serde_json::{Value, json};
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -363,23 +367,40 @@ impl Run {
         let center: Vec<crate::mcp::Mcp> = self.center.read().mcps.values().cloned().collect();
         let servers = crate::mcp_client::active_servers(&own, &center);
         self.mcp
-            .prepare(&servers, |server, message| {
+            .prepare(&servers, &self.center, |server, message| {
                 self.ticket.emit(Event::McpFailed { server: server.to_owned(), message });
             })
             .await;
     }
 
-    /// The Tool message content of a call: a function's JSON result, else an MCP tool's
-    /// result text (SPEC §E.11), else the unknown-tool error.
-    async fn tool_result(&self, call: &ToolCall) -> String {
+    /// The Tool message of a call: a function's JSON result, else an MCP tool's result (SPEC
+    /// §E.11, §H.4.3), else the unknown-tool error.
+    async fn tool_result(&self, call: &ToolCall) -> ToolOutput {
         let is_function = self.ticket.dialog().is_some_and(|d| d.function(&call.name).is_some());
-        if !is_function && let Some((connection, tool)) = self.mcp.target(&call.name) {
-            return match parse_arguments(&call.arguments) {
-                Ok(arguments) => connection.call(&tool, arguments).await,
-                Err(error) => json!({"error": error}).to_string(),
+        if !is_function && let Some(target) = self.mcp.target(&call.name) {
+            let arguments = match parse_arguments(&call.arguments) {
+                Ok(arguments) => arguments,
+                Err(error) => return json!({"error": error}).to_string().into(),
             };
+            let on_progress = |p: Progress| {
+                self.ticket.emit(Event::McpProgress {
+                    server: target.server.clone(),
+                    tool: target.tool.clone(),
+                    progress: p.progress,
+                    total: p.total.unwrap_or(0.0),
+                    message: p.message.unwrap_or_default(),
+                });
+            };
+            let asker = server_requests::RunAsker {
+                ticket: self.ticket.clone(),
+                center: self.center.clone(),
+                server: target.server.clone(),
+                sampling_provider_id: target.sampling_provider_id.clone(),
+            };
+            let watch = Watch { limit: target.limit, on_progress: &on_progress, asker: Some(Arc::new(asker)) };
+            return target.connection.call(&target.tool, arguments, &watch).await;
         }
-        self.invoke(call).await.to_string()
+        self.invoke(call).await.to_string().into()
     }
 
     /// Calls the tool the model asked for and returns its result (errors as `{"error": …}`).

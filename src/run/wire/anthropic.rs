@@ -146,8 +146,17 @@ fn turns(messages: &[Message]) -> (Vec<String>, Vec<Value>) {
                     }
                     push("assistant", blocks);
                 }
-                Role::Tool => {
+                Role::Tool if m.images.is_empty() => {
                     push("user", vec![json!({"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content})]);
+                }
+                // A result with images is a list of blocks (SPEC §H.4.3).
+                Role::Tool => {
+                    let mut blocks = Vec::new();
+                    if !m.content.is_empty() {
+                        blocks.push(json!({"type": "text", "text": m.content}));
+                    }
+                    blocks.extend(m.images.iter().map(image));
+                    push("user", vec![json!({"type": "tool_result", "tool_use_id": m.tool_call_id, "content": blocks})]);
                 }
             },
         }

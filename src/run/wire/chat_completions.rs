@@ -3,7 +3,7 @@
 //! first, and the stream's chunks read by `chunk.rs`.
 
 use super::{BodyParts, Events, Wire};
-use crate::message::{Message, Role};
+use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::chunk::{self, Parsed};
 use crate::run::pairing::{self, Turn};
@@ -115,12 +115,27 @@ impl Serialize for Messages<'_> {
             system.insert("content".into(), self.system.into());
             seq.serialize_element(&system)?;
         }
+        // Tool messages carry text only: the images of a round's results follow its Tool
+        // messages as one user message (SPEC §H.4.3).
+        let mut held: Vec<&Image> = Vec::new();
         pairing::visit(self.messages, |turn| match turn {
-            Turn::Message { message, tool_calls } => seq.serialize_element(&WireMessage(message, tool_calls)),
+            Turn::Message { message, tool_calls } if message.role == Role::Tool => {
+                held.extend(&message.images);
+                seq.serialize_element(&WireMessage(message, tool_calls))
+            }
+            Turn::Message { message, tool_calls } => {
+                if !held.is_empty() {
+                    seq.serialize_element(&ToolImages(&std::mem::take(&mut held)))?;
+                }
+                seq.serialize_element(&WireMessage(message, tool_calls))
+            }
             Turn::MissingAnswer { call_id, .. } => seq.serialize_element(
                 &json!({"role": "tool", "content": pairing::MISSING_ANSWER, "tool_call_id": call_id}),
             ),
         })?;
+        if !held.is_empty() {
+            seq.serialize_element(&ToolImages(&held))?;
+        }
         seq.end()
     }
 }
@@ -134,7 +149,7 @@ impl Serialize for WireMessage<'_> {
         let WireMessage(m, tool_calls) = self;
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("role", m.role.wire_name())?;
-        if !m.images.is_empty() {
+        if !m.images.is_empty() && m.role != Role::Tool {
             map.serialize_entry("content", &ContentParts(m))?;
         } else if m.content.is_empty() && tool_calls.is_some() {
             map.serialize_entry("content", &Value::Null)?;
@@ -151,6 +166,25 @@ impl Serialize for WireMessage<'_> {
     }
 }
 
+/// The user message after a round's Tool messages with the images their results held.
+struct ToolImages<'a>(&'a [&'a Image]);
+
+impl Serialize for ToolImages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut parts = vec![json!({"type": "text", "text": "The images the tool results above refer to, in order:"})];
+        parts.extend(self.0.iter().map(|image| image_part(image)));
+        json!({"role": "user", "content": parts}).serialize(s)
+    }
+}
+
+fn image_part(image: &Image) -> Value {
+    let mut url = json!({"url": image.url});
+    if !image.detail.is_empty() {
+        url["detail"] = image.detail.clone().into();
+    }
+    json!({"type": "image_url", "image_url": url})
+}
+
 /// Text then images, as content parts (SPEC §E.9).
 struct ContentParts<'a>(&'a Message);
 
@@ -162,11 +196,7 @@ impl Serialize for ContentParts<'_> {
             seq.serialize_element(&json!({"type": "text", "text": m.content}))?;
         }
         for image in &m.images {
-            let mut url = json!({"url": image.url});
-            if !image.detail.is_empty() {
-                url["detail"] = image.detail.clone().into();
-            }
-            seq.serialize_element(&json!({"type": "image_url", "image_url": url}))?;
+            seq.serialize_element(&image_part(image))?;
         }
         seq.end()
     }

@@ -7,7 +7,7 @@
 //! `function_call_output` items. Reasoning items are not kept between rounds.
 
 use super::{BodyParts, Events, Wire};
-use crate::message::{Message, Role};
+use crate::message::{Image, Message, Role};
 use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -103,10 +103,7 @@ fn input(messages: &[Message]) -> Vec<Value> {
                     if !m.content.is_empty() {
                         parts.push(json!({"type": "input_text", "text": m.content}));
                     }
-                    for image in &m.images {
-                        let detail = if image.detail.is_empty() { "auto" } else { image.detail.as_str() };
-                        parts.push(json!({"type": "input_image", "image_url": image.url, "detail": detail}));
-                    }
+                    parts.extend(m.images.iter().map(input_image));
                     if !parts.is_empty() {
                         items.push(json!({"role": "user", "content": parts}));
                     }
@@ -119,14 +116,28 @@ fn input(messages: &[Message]) -> Vec<Value> {
                         items.push(json!({"type": "function_call", "call_id": id, "name": name, "arguments": arguments}));
                     }
                 }
-                Role::Tool => {
+                Role::Tool if m.images.is_empty() => {
                     items.push(json!({"type": "function_call_output", "call_id": m.tool_call_id, "output": m.content}));
+                }
+                // A result with images is a list of parts (SPEC §H.4.3).
+                Role::Tool => {
+                    let mut output = Vec::new();
+                    if !m.content.is_empty() {
+                        output.push(json!({"type": "input_text", "text": m.content}));
+                    }
+                    output.extend(m.images.iter().map(input_image));
+                    items.push(json!({"type": "function_call_output", "call_id": m.tool_call_id, "output": output}));
                 }
             },
         }
         Ok::<(), ()>(())
     });
     items
+}
+
+fn input_image(image: &Image) -> Value {
+    let detail = if image.detail.is_empty() { "auto" } else { image.detail.as_str() };
+    json!({"type": "input_image", "image_url": image.url, "detail": detail})
 }
 
 /// The text of the parts of `kind` in a content or summary array, joined.
