@@ -6,11 +6,12 @@ Usage: features_server.py stdio | streamable-http PORT | sse PORT
 
 import base64
 import json
-import sys
 
 import anyio
 from mcp_types import SamplingMessage, TextContent
 from pydantic import BaseModel
+
+from serve import serve
 
 from mcp.server.mcpserver import Context, Image, MCPServer
 
@@ -111,9 +112,4 @@ def greet(name: str) -> str:
 
 
 if __name__ == "__main__":
-    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if mode == "stdio":
-        server.run("stdio")
-    else:
-        port = int(sys.argv[2])
-        server.run(mode, host="127.0.0.1", port=port)
+    serve(server)

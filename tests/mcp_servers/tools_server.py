@@ -8,6 +8,8 @@ import sys
 
 import anyio
 
+from serve import serve
+
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -64,9 +66,4 @@ def env(name: str) -> str:
 
 
 if __name__ == "__main__":
-    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if mode == "stdio":
-        server.run("stdio")
-    else:
-        port = int(sys.argv[2])
-        server.run(mode, host="127.0.0.1", port=port)
+    serve(server)
