@@ -194,7 +194,10 @@ fn the_application_reads_resources_and_prompts_and_hears_notifications() {
         while heard.0.lock().unwrap().len() < 2 && at.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(20));
         }
-        let heard = heard.0.lock().unwrap().clone();
+        // Over streamable HTTP they come on two streams (the call's and the GET stream): in
+        // either order.
+        let mut heard = heard.0.lock().unwrap().clone();
+        heard.sort_by(|a, b| b.1.cmp(&a.1));
         assert_eq!(heard.len(), 2, "{transport:?}: {heard:?}");
         assert_eq!(heard[0], ("notes".to_owned(), "notifications/resources/updated".to_owned(), json!({"uri": "note://shopping"})));
         assert_eq!((heard[1].0.as_str(), heard[1].1.as_str()), ("notes", "notifications/message"), "{heard:?}");

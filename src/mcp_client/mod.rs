@@ -343,7 +343,15 @@ impl Connection {
         loop {
             tokio::select! {
                 result = &mut sent, if sending => result.map(|()| sending = false)?,
-                reply = pending.wait() => return Ok(reply.map_err(RequestError::Failed)),
+                reply = pending.wait() => {
+                    // Progress that came before the answer is still reported, in order.
+                    if let (Some(w), Some(p)) = (watch, progress.as_mut()) {
+                        while let Ok(update) = p.try_recv() {
+                            (w.on_progress)(update);
+                        }
+                    }
+                    return Ok(reply.map_err(RequestError::Failed));
+                }
                 Some(p) = next_progress(&mut progress) => {
                     if let Some(w) = watch {
                         deadline = Some(Instant::now() + w.limit);
