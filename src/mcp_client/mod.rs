@@ -146,9 +146,14 @@ impl RequestError {
     fn reason(self) -> String {
         match self {
             RequestError::Failed(reason) => reason,
-            RequestError::TimedOut(limit) => format!("no answer and no progress within {} s", limit.as_secs_f64()),
+            RequestError::TimedOut(limit) => silence(limit),
         }
     }
+}
+
+/// Why a watched request was given up.
+fn silence(limit: Duration) -> String {
+    format!("no answer and no progress within {} s", limit.as_secs_f64())
 }
 
 /// The Centers that used a connection (a run of one of their dialogs, `request_mcp`), which
@@ -360,7 +365,7 @@ impl Connection {
                 }
                 () = sleep_until(deadline) => {
                     let limit = watch.map_or(Duration::ZERO, |w| w.limit);
-                    pending.set_cancel_reason(format!("no answer and no progress within {} s", limit.as_secs_f64()));
+                    pending.set_cancel_reason(silence(limit));
                     return Ok(Err(RequestError::TimedOut(limit)));
                 }
             }
@@ -399,10 +404,7 @@ impl Connection {
         match self.exchange("tools/call", Some(params), Some(watch)).await {
             Ok(result) => protocol::call_result(&result),
             Err(RequestError::Failed(reason)) => failed(self.explain(reason)),
-            Err(RequestError::TimedOut(limit)) => failed(format!(
-                "the MCP tool call {tool} timed out: no answer and no progress within {} s",
-                limit.as_secs_f64()
-            )),
+            Err(RequestError::TimedOut(limit)) => failed(format!("the MCP tool call {tool} timed out: {}", silence(limit))),
         }
     }
 
