@@ -115,15 +115,21 @@ impl CEventSink {
 
 impl EventSink for CEventSink {
     fn emit(&self, events: &[Event]) {
-        // The JSON texts, kept alive for the call.
-        let json: Vec<String> = events
-            .iter()
-            .map(|event| match event {
-                Event::McpElicitationRequested { schema, .. } => schema.to_string(),
-                _ => String::new(),
-            })
-            .collect();
-        let batch: Vec<ViEvent> = events.iter().zip(&json).map(|(event, json)| ViEvent::of(event, json)).collect();
+        // The JSON texts, kept alive for the call; none for a batch without an elicitation
+        // (every streamed batch), which so costs nothing more.
+        let json: Vec<String> = if events.iter().any(|e| matches!(e, Event::McpElicitationRequested { .. })) {
+            events
+                .iter()
+                .map(|event| match event {
+                    Event::McpElicitationRequested { schema, .. } => schema.to_string(),
+                    _ => String::new(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let batch: Vec<ViEvent> =
+            events.iter().enumerate().map(|(i, event)| ViEvent::of(event, json.get(i).map_or("", String::as_str))).collect();
         // SAFETY: per the callback contract; the array and its views outlive the call.
         unsafe { (self.callback)(self.user_data.pointer(), batch.as_ptr(), batch.len()) };
     }
