@@ -378,13 +378,8 @@ void Center::requestMCP(const QString& serverName, const QString& method, const 
         return;
     QObject* target = context ? context : this;
     auto* request = new McpRequest{target, callback};
-    const QJsonValue root = jsonRoot(params);
-    QByteArray text;
-    if (!root.isUndefined() && !objectJson(params, &text)) {
-        request->answer(JsonConfig(), QStringLiteral("the params of an MCP request must be a JSON object"));
-        delete request;
-        return;
-    }
+    // The core checks that the params are an object (and says so through the callback).
+    const QByteArray text = jsonRoot(params).isUndefined() ? QByteArray() : jsonToUtf8(params);
     const Utf8 server(serverName);
     const Utf8 m(method);
     const ViStatus status = vi_center_request_mcp(d->center, server.data(), server.size(), m.data(), m.size(),

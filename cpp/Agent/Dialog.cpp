@@ -725,9 +725,8 @@ bool Dialog::answerMCPElicitation(const QString& requestId, const QString& actio
 {
     const Utf8 id(requestId);
     const Utf8 a(action);
-    QByteArray text;
-    if (action == QLatin1String("accept") && !objectJson(content, &text))
-        text = "{}";
+    QByteArray text; // stays empty (no content) unless content is an object
+    objectJson(content, &text);
     return vi_dialog_answer_mcp_elicitation(d->handle, id.data(), id.size(), a.data(), a.size(), text.constData(),
                                             size_t(text.size()))
            == VI_STATUS_OK;
