@@ -293,6 +293,20 @@ impl Center {
     /// A notification from the server of MCP entry `server` (SPEC §H.4.4).
     pub(crate) fn mcp_notified(&self, server: &str, method: &str, params: &Value) {
         let event = CenterEvent::McpNotification { server: server.to_owned(), method: method.to_owned(), params: params.clone() };
+        self.announce(event);
+    }
+
+    /// The server of MCP entry `server` wants the user to authorize at `url` (SPEC §H.4.6).
+    pub(crate) fn mcp_authorization_required(&self, server: &str, url: &str) {
+        self.announce(CenterEvent::McpAuthorizationRequired { server: server.to_owned(), url: url.to_owned() });
+    }
+
+    /// The server of MCP entry `server` has new tokens for the application to keep.
+    pub(crate) fn mcp_tokens_changed(&self, server: &str, tokens: &crate::mcp_client::oauth::Tokens) {
+        self.announce(CenterEvent::McpTokensChanged { server: server.to_owned(), tokens: tokens.clone() });
+    }
+
+    fn announce(&self, event: CenterEvent) {
         self.shared.outbox.push(vec![event]);
         self.deliver();
     }

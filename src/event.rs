@@ -59,6 +59,12 @@ pub enum CenterEvent {
     /// A notification from an MCP server this Center used (SPEC §H.4.4), e.g.
     /// `notifications/resources/updated`; `server` is the entry's name.
     McpNotification { server: String, method: String, params: Value },
+    /// The server of MCP entry `server` needs the user to authorize this client: the
+    /// application opens `url` in a browser (SPEC §H.4.6).
+    McpAuthorizationRequired { server: String, url: String },
+    /// The server of MCP entry `server` issued new tokens (authorized or refreshed), for the
+    /// application to store and give back with the entry (`Mcp::oauth_tokens`).
+    McpTokensChanged { server: String, tokens: crate::mcp_client::oauth::Tokens },
 }
 
 /// Receives a Center's events in the order of the changes, a batch per change, on the thread

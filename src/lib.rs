@@ -36,6 +36,7 @@ pub use error::Error;
 pub use event::{CenterEvent, CenterSink, Event, EventSink};
 pub use function::{Function, FunctionSpec, HostToken, ToolReply};
 pub use mcp::{Mcp, Transport};
+pub use mcp_client::oauth::Tokens as OAuthTokens;
 pub use mcp_client::shutdown_all as shutdown_mcp_servers;
 pub use message::{Image, Message, Role};
 pub use model::{Api, Model, capability};
@@ -59,6 +60,7 @@ pub mod fuzz {
     pub use crate::run::chunk::{Parsed, parse as parse_chunk, reference::reference as reference_chunk};
     pub use crate::run::wire::read_server_text;
     pub use crate::mcp_client::read_server_message;
+    pub use crate::mcp_client::oauth::{bearer_params, read_redirect};
     pub use crate::prompt::reference::without_placeholders;
     pub use crate::sse::{Event as SseEvent, SseDecoder};
 }

@@ -1,5 +1,6 @@
 //! The configuration of one MCP server (SPEC §B.5). Connecting to it is `crate::mcp_client`'s job.
 
+use crate::mcp_client::oauth::Tokens;
 use crate::{json, model::has_scheme};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -60,6 +61,11 @@ pub struct Mcp {
     /// The provider that answers the server's `sampling/createMessage` (§H.4.5); empty: the
     /// requests are declined.
     pub sampling_provider_id: String,
+    /// The client id registered with the server's authorization server (SPEC §H.4.6); empty:
+    /// the client registers itself dynamically.
+    pub oauth_client_id: String,
+    /// Tokens the application kept from an earlier authorization; never in the JSON.
+    pub oauth_tokens: Tokens,
 }
 
 /// The limit of one `tools/call` without progress (SPEC §F).
@@ -80,6 +86,8 @@ impl Default for Mcp {
             roots: Vec::new(),
             call_timeout_ms: DEFAULT_CALL_TIMEOUT_MS,
             sampling_provider_id: String::new(),
+            oauth_client_id: String::new(),
+            oauth_tokens: Tokens::default(),
         }
     }
 }
@@ -97,8 +105,8 @@ impl Mcp {
             }
     }
 
-    /// `roots` and `samplingProviderId` only when set, `callTimeout` (ms) only when not the
-    /// default.
+    /// `roots`, `samplingProviderId` and `oauthClientId` only when set, `callTimeout` (ms) only
+    /// when not the default; never the tokens.
     pub fn to_json(&self) -> Value {
         let mut o = json!({
             "name": self.name,
@@ -120,10 +128,13 @@ impl Mcp {
         if !self.sampling_provider_id.is_empty() {
             o["samplingProviderId"] = json!(self.sampling_provider_id);
         }
+        if !self.oauth_client_id.is_empty() {
+            o["oauthClientId"] = json!(self.oauth_client_id);
+        }
         o
     }
 
-    /// Applies every field; returns `is_valid()`.
+    /// Applies every field but the tokens, which the JSON never holds; returns `is_valid()`.
     pub fn from_json(&mut self, o: &Map<String, Value>) -> bool {
         self.name = json::string(o, "name");
         self.transport = Transport::from_name(&json::string(o, "transport"));
@@ -141,6 +152,7 @@ impl Mcp {
             .filter(|&ms| ms > 0)
             .map_or(DEFAULT_CALL_TIMEOUT_MS, |ms| ms.min(u64::from(u32::MAX)) as u32);
         self.sampling_provider_id = json::string(o, "samplingProviderId");
+        self.oauth_client_id = json::string(o, "oauthClientId");
         self.is_valid()
     }
 }
@@ -182,13 +194,23 @@ mod tests {
         m.roots = vec!["file:///work".into()];
         m.call_timeout_ms = 1500;
         m.sampling_provider_id = "local".into();
+        m.oauth_client_id = "app-1".into();
         let j = m.to_json();
         assert_eq!(j["transport"], "streamableHttp");
         assert_eq!(j["roots"], json!(["file:///work"]));
         assert_eq!(j["callTimeout"], 1500);
         assert_eq!(j["samplingProviderId"], "local");
+        assert_eq!(j["oauthClientId"], "app-1");
         let mut back = Mcp::default();
         assert!(back.from_json(j.as_object().unwrap()));
         assert_eq!(back, m);
+    }
+
+    #[test]
+    fn tokens_never_reach_the_json_or_debug() {
+        let mut m = Mcp::new("web");
+        m.oauth_tokens.access_token = "SECRET-ACCESS".into();
+        m.oauth_tokens.refresh_token = "SECRET-REFRESH".into();
+        assert!(!m.to_json().to_string().contains("SECRET") && !format!("{m:?}").contains("SECRET"));
     }
 }

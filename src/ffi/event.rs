@@ -223,6 +223,14 @@ pub enum ViCenterEventKind {
     /// `params_json` (JSON text, `null` when it had none) (SPEC §H.4.4). Fires on a library
     /// thread.
     McpNotification = 4,
+    /// MCP server `server_name` needs the user to authorize this client (SPEC §H.4.6): open
+    /// `url` in a browser; the library listens for the redirect on 127.0.0.1 and goes on by
+    /// itself (for at most 300 s). Fires on a library thread.
+    McpAuthorizationRequired = 5,
+    /// MCP server `server_name` issued new tokens (authorized or refreshed): `tokens_json`, to
+    /// be stored by the application (they are secrets) and given back with
+    /// `vi_mcp_set_oauth_tokens`. Fires on a library thread.
+    McpTokensChanged = 6,
 }
 
 /// One Center event; its views live only during the callback; fields that do not apply to
@@ -239,6 +247,10 @@ pub struct ViCenterEvent {
     pub method: ViStr,
     /// `McpNotification` only: its params as JSON text.
     pub params_json: ViStr,
+    /// `McpAuthorizationRequired` only: the authorization url to open.
+    pub url: ViStr,
+    /// `McpTokensChanged` only: the tokens as JSON text.
+    pub tokens_json: ViStr,
 }
 
 /// Receives a Center's events as batches, `events[0..count]` (`count` ≥ 1) being those of one
@@ -266,18 +278,19 @@ impl CCenterSink {
 
 impl CenterSink for CCenterSink {
     fn emit(&self, events: &[CenterEvent]) {
-        // The params' text, kept alive for the call.
-        let params: Vec<String> = events
+        // The params' or tokens' text, kept alive for the call.
+        let texts: Vec<String> = events
             .iter()
             .map(|event| match event {
                 CenterEvent::McpNotification { params, .. } => params.to_string(),
+                CenterEvent::McpTokensChanged { tokens, .. } => tokens.to_json().to_string(),
                 _ => String::new(),
             })
             .collect();
         let batch: Vec<ViCenterEvent> = events
             .iter()
-            .zip(&params)
-            .map(|(event, params_json)| {
+            .zip(&texts)
+            .map(|(event, text)| {
                 let none = ViStr::default();
                 let mut e = ViCenterEvent {
                     kind: ViCenterEventKind::DialogsReset,
@@ -285,6 +298,8 @@ impl CenterSink for CCenterSink {
                     server_name: none,
                     method: none,
                     params_json: none,
+                    url: none,
+                    tokens_json: none,
                 };
                 match event {
                     CenterEvent::DialogAdded(id) => (e.kind, e.dialog_id) = (ViCenterEventKind::DialogAdded, ViStr::of(id)),
@@ -292,7 +307,15 @@ impl CenterSink for CCenterSink {
                     CenterEvent::DialogsReset => {}
                     CenterEvent::McpNotification { server, method, .. } => {
                         e.kind = ViCenterEventKind::McpNotification;
-                        (e.server_name, e.method, e.params_json) = (ViStr::of(server), ViStr::of(method), ViStr::of(params_json));
+                        (e.server_name, e.method, e.params_json) = (ViStr::of(server), ViStr::of(method), ViStr::of(text));
+                    }
+                    CenterEvent::McpAuthorizationRequired { server, url } => {
+                        e.kind = ViCenterEventKind::McpAuthorizationRequired;
+                        (e.server_name, e.url) = (ViStr::of(server), ViStr::of(url));
+                    }
+                    CenterEvent::McpTokensChanged { server, .. } => {
+                        e.kind = ViCenterEventKind::McpTokensChanged;
+                        (e.server_name, e.tokens_json) = (ViStr::of(server), ViStr::of(text));
                     }
                 }
                 e

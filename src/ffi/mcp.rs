@@ -7,6 +7,7 @@ use super::handle::{Handle, access, impl_handle};
 use super::status::ViStatus;
 use super::string::{self, ViStr, ViString};
 use crate::mcp::{Mcp, Transport};
+use crate::mcp_client::oauth::Tokens;
 use std::ffi::c_char;
 
 /// An MCP server configuration (opaque).
@@ -206,6 +207,38 @@ pub unsafe extern "C" fn vi_mcp_set_sampling_provider_id(mcp: *mut ViMcp, data: 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_mcp_sampling_provider_id(mcp: *const ViMcp) -> ViStr {
     unsafe { access::get_str("vi_mcp_sampling_provider_id", mcp, |m| &m.sampling_provider_id) }
+}
+
+/// Sets the OAuth client id registered for this application with the server's authorization
+/// server (SPEC §H.4.6); empty (the default): the library registers a client dynamically.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_set_oauth_client_id(mcp: *mut ViMcp, data: *const c_char, len: usize) -> ViStatus {
+    unsafe { access::set_str("vi_mcp_set_oauth_client_id", mcp, data, len, |m, v| m.oauth_client_id = v.to_owned()) }
+}
+
+/// The configured OAuth client id; lives until the entry changes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_oauth_client_id(mcp: *const ViMcp) -> ViStr {
+    unsafe { access::get_str("vi_mcp_oauth_client_id", mcp, |m| &m.oauth_client_id) }
+}
+
+/// Gives the entry the tokens of an earlier authorization: JSON object text as a
+/// `McpTokensChanged` event carried it (`{}` forgets them). They are used when the entry is
+/// next connected through a Center, and never written by `vi_mcp_to_json`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_set_oauth_tokens(mcp: *mut ViMcp, json: *const c_char, len: usize) -> ViStatus {
+    unsafe {
+        access::from_json("vi_mcp_set_oauth_tokens", mcp, json, len, std::ptr::null_mut(), |m, o| {
+            m.oauth_tokens = Tokens::from_json(o);
+            true
+        })
+    }
+}
+
+/// The tokens given with `vi_mcp_set_oauth_tokens` as JSON object text in `*json_out`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_mcp_oauth_tokens(mcp: *const ViMcp, json_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::to_json("vi_mcp_oauth_tokens", mcp, json_out, |m| m.oauth_tokens.to_json()) }
 }
 
 /// A name, and a command (Stdio) or a url with a scheme (Sse, StreamableHttp).

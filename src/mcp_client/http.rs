@@ -1,6 +1,7 @@
 //! What the two HTTP transports share: the HTTP client, the configured headers, URL checks and
 //! readable errors.
 
+use super::oauth::Challenge;
 use crate::network::{self, Purpose, SetupError};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::collections::BTreeMap;
@@ -49,4 +50,32 @@ pub async fn status_error(response: reqwest::Response) -> String {
     let body = tokio::time::timeout(Duration::from_secs(2), response.text()).await.ok().and_then(Result::ok).unwrap_or_default();
     let body: String = body.trim().chars().take(500).collect();
     if body.is_empty() { format!("HTTP {status}") } else { format!("HTTP {status}: {body}") }
+}
+
+/// Why a message did not reach the server.
+pub(crate) enum SendError {
+    /// The server answered 404 to a request with a session id: it forgot the session.
+    SessionGone,
+    /// 401, or 403 for want of scope (SPEC §H.4.6): the access token of `generation` (none,
+    /// expired, revoked, too narrow) was refused.
+    Unauthorized { challenge: Challenge, generation: u64, status: reqwest::StatusCode },
+    Failed(String),
+}
+
+impl SendError {
+    pub fn reason(self) -> String {
+        match self {
+            SendError::SessionGone => "the server rejected the session".to_owned(),
+            SendError::Unauthorized { status, .. } => format!("the server refused the authorization: HTTP {status}"),
+            SendError::Failed(reason) => reason,
+        }
+    }
+}
+
+/// A refusal of the request's authorization, when `response` is one.
+pub fn unauthorized(response: &reqwest::Response, generation: u64) -> Option<SendError> {
+    let status = response.status();
+    let challenge = Challenge::from_headers(response.headers());
+    let refused = status == reqwest::StatusCode::UNAUTHORIZED || (status == reqwest::StatusCode::FORBIDDEN && challenge.wants_scope());
+    refused.then_some(SendError::Unauthorized { challenge, generation, status })
 }

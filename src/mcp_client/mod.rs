@@ -26,6 +26,7 @@ mod children;
 mod http;
 mod jsonrpc;
 pub mod naming;
+pub mod oauth;
 mod protocol;
 mod sse;
 mod stdio;
@@ -37,7 +38,9 @@ pub(crate) use jsonrpc::{Progress, Responder, ServerRequest};
 use crate::center::{Center, WeakCenter};
 use crate::mcp::{Mcp, Transport};
 use crate::message::ToolOutput;
+use http::SendError;
 use jsonrpc::{Pending, Rpc};
+use oauth::Authorization;
 use serde_json::{Value, json};
 use sse::LegacySse;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -45,7 +48,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use stdio::Stdio;
-use streamable_http::{SendError, StreamableHttp};
+use streamable_http::StreamableHttp;
 use tokio::time::{Instant, timeout, timeout_at};
 
 /// A server that has not completed `initialize` by then is unreachable (SPEC §F).
@@ -77,7 +80,7 @@ pub(crate) struct Connection {
     tools: Mutex<Arc<Vec<Tool>>>,
     /// Counts streamable HTTP sessions, so that concurrent calls re-initialise only once.
     session: tokio::sync::Mutex<u64>,
-    listeners: Arc<Listeners>,
+    auth: Arc<Authorization>,
     asking: Arc<Askers>,
 }
 
@@ -159,7 +162,7 @@ fn silence(limit: Duration) -> String {
 /// The Centers that used a connection (a run of one of their dialogs, `request_mcp`), which
 /// hear its server's notifications (SPEC §H.4.4) under the entry's name.
 #[derive(Default)]
-struct Listeners(Mutex<Vec<WeakCenter>>);
+pub(crate) struct Listeners(Mutex<Vec<WeakCenter>>);
 
 impl Listeners {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<WeakCenter>> {
@@ -174,25 +177,44 @@ impl Listeners {
         }
     }
 
+    fn alive(&self) -> Vec<Center> {
+        self.lock().iter().filter_map(WeakCenter::upgrade).collect()
+    }
+
     fn notify(&self, server: &str, method: &str, params: &Value) {
-        let centers: Vec<Center> = self.lock().iter().filter_map(WeakCenter::upgrade).collect();
-        for center in centers {
+        for center in self.alive() {
             center.mcp_notified(server, method, params);
+        }
+    }
+
+    /// Asks the Centers to open `url` (SPEC §H.4.6); false when none is left to ask.
+    fn authorization_required(&self, server: &str, url: &str) -> bool {
+        let centers = self.alive();
+        for center in &centers {
+            center.mcp_authorization_required(server, url);
+        }
+        !centers.is_empty()
+    }
+
+    fn tokens_changed(&self, server: &str, tokens: &oauth::Tokens) {
+        for center in self.alive() {
+            center.mcp_tokens_changed(server, tokens);
         }
     }
 }
 
 impl Connection {
-    /// Connects, initialises and lists the tools; on any failure nothing is left running.
-    async fn open(config: &Mcp) -> Result<Connection, String> {
+    /// Connects, initialises and lists the tools; on any failure nothing is left running. The
+    /// server's notifications go to `listeners`; a server that refuses the authorization gets
+    /// new tokens from `auth` (the user's time in the browser is not part of the 10 s).
+    async fn open(config: &Mcp, listeners: Arc<Listeners>, auth: Arc<Authorization>) -> Result<Connection, String> {
         if !config.is_valid() {
             return Err("the MCP entry is not valid (a stdio server needs a command, the others a url)".to_owned());
         }
-        let deadline = Instant::now() + INITIALIZE_TIMEOUT;
+        let mut deadline = Instant::now() + INITIALIZE_TIMEOUT;
         let late = || format!("the server did not complete initialize within {} s", INITIALIZE_TIMEOUT.as_secs());
         let rpc = Rpc::new();
         rpc.set_roots(protocol::roots(&config.roots));
-        let listeners = Arc::new(Listeners::default());
         let (heard, server) = (listeners.clone(), config.name.clone());
         rpc.on_notification(Box::new(move |method, params| heard.notify(&server, method, params)));
         let asking = Arc::new(Askers::default());
@@ -200,13 +222,28 @@ impl Connection {
         rpc.on_request(Box::new(move |request, responder| routes.route(request, responder)));
         let link = match config.transport {
             Transport::Stdio => Link::Stdio(Stdio::spawn(config, rpc.clone())?),
-            Transport::StreamableHttp => Link::Http(Box::new(StreamableHttp::new(config, rpc.clone())?)),
-            Transport::Sse => Link::Sse(timeout_at(deadline, LegacySse::open(config, rpc.clone())).await.map_err(|_| late())??),
+            Transport::StreamableHttp => Link::Http(Box::new(StreamableHttp::new(config, rpc.clone(), auth.clone())?)),
+            Transport::Sse => {
+                let mut tries = 0;
+                loop {
+                    match timeout_at(deadline, LegacySse::open(config, rpc.clone(), auth.clone())).await.map_err(|_| late())? {
+                        Ok(sse) => break Link::Sse(sse),
+                        Err(failure) => reauthorize(&auth, failure, &mut tries).await?,
+                    }
+                    deadline = Instant::now() + INITIALIZE_TIMEOUT;
+                }
+            }
         };
-        let connection =
-            Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0), listeners, asking };
+        let connection = Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0), auth, asking };
         let ready = async {
-            timeout_at(deadline, connection.handshake()).await.map_err(|_| late())??;
+            let mut tries = 0;
+            loop {
+                match timeout_at(deadline, connection.handshake()).await.map_err(|_| late())? {
+                    Ok(()) => break,
+                    Err(failure) => reauthorize(&connection.auth, failure, &mut tries).await?,
+                }
+                deadline = Instant::now() + INITIALIZE_TIMEOUT;
+            }
             timeout(LIST_TIMEOUT, connection.list_tools())
                 .await
                 .map_err(|_| format!("tools/list was not answered within {} s", LIST_TIMEOUT.as_secs()))?
@@ -240,27 +277,23 @@ impl Connection {
         match &self.link {
             Link::Stdio(s) => s.send(message).map_err(SendError::Failed),
             Link::Http(h) => h.send(message).await,
-            Link::Sse(s) => s.send(message).await.map_err(SendError::Failed),
+            Link::Sse(s) => s.send(message).await,
         }
     }
 
     /// `initialize`, version check, `notifications/initialized`.
-    async fn handshake(&self) -> Result<(), String> {
-        let failed = |e: SendError| match e {
-            SendError::SessionGone => "the server rejected the session".to_owned(),
-            SendError::Failed(reason) => reason,
-        };
+    async fn handshake(&self) -> Result<(), SendError> {
         if let Link::Http(h) = &self.link {
             h.reset();
         }
-        let (message, mut pending) = self.rpc.start("initialize", Some(protocol::initialize_params()), false)?;
-        self.send(&message).await.map_err(failed)?;
-        let result = pending.wait().await?;
-        let version = protocol::negotiated_version(&result)?;
+        let (message, mut pending) = self.rpc.start("initialize", Some(protocol::initialize_params()), false).map_err(SendError::Failed)?;
+        self.send(&message).await?;
+        let result = pending.wait().await.map_err(SendError::Failed)?;
+        let version = protocol::negotiated_version(&result).map_err(SendError::Failed)?;
         if let Link::Http(h) = &self.link {
             h.set_version(&version);
         }
-        self.send(&Rpc::notification("notifications/initialized", None)).await.map_err(failed)?;
+        self.send(&Rpc::notification("notifications/initialized", None)).await?;
         if let Link::Http(h) = &self.link {
             h.listen();
         }
@@ -293,9 +326,11 @@ impl Connection {
     }
 
     /// One request, watched or not; a streamable HTTP session the server forgot is
-    /// re-initialised once. Given up (dropped, timed out) it is cancelled on the server.
+    /// re-initialised once, a refused authorization renewed (SPEC §H.4.6). Given up (dropped,
+    /// timed out) it is cancelled on the server.
     async fn exchange(&self, method: &str, params: Option<Value>, watch: Option<&Watch<'_>>) -> Result<Value, RequestError> {
         let mut retried = false;
+        let mut tries = 0;
         loop {
             let session = *self.session.lock().await;
             let (message, mut pending) = self.rpc.start(method, params.clone(), watch.is_some()).map_err(RequestError::Failed)?;
@@ -306,13 +341,16 @@ impl Connection {
             pending.forget();
             match failure {
                 SendError::Failed(reason) => return Err(RequestError::Failed(reason)),
+                unauthorized @ SendError::Unauthorized { .. } => {
+                    reauthorize(&self.auth, unauthorized, &mut tries).await.map_err(RequestError::Failed)?;
+                }
                 SendError::SessionGone if !retried => {
                     drop(pending);
                     retried = true;
                     let mut current = self.session.lock().await;
                     if *current == session {
-                        if let Err(reason) = self.handshake().await {
-                            let reason = format!("the server forgot the session and initialising again failed: {reason}");
+                        if let Err(failure) = self.handshake().await {
+                            let reason = format!("the server forgot the session and initialising again failed: {}", failure.reason());
                             self.rpc.close(&reason);
                             return Err(RequestError::Failed(reason));
                         }
@@ -418,6 +456,19 @@ impl Connection {
     }
 }
 
+/// After the server refused the authorization: new tokens, so that the caller sends again — at
+/// most twice per request, the second time through the user; any other failure is its reason.
+async fn reauthorize(auth: &Authorization, failure: SendError, tries: &mut u32) -> Result<(), String> {
+    match failure {
+        SendError::Unauthorized { challenge, generation, .. } if *tries < 2 => {
+            *tries += 1;
+            auth.recover(&challenge, generation, *tries == 2).await
+        }
+        SendError::Unauthorized { status, .. } => Err(format!("the server refused the new authorization: HTTP {status}")),
+        other => Err(other.reason()),
+    }
+}
+
 /// The next progress of a watched call; never, for one that is not watched.
 async fn next_progress(progress: &mut Option<tokio::sync::mpsc::UnboundedReceiver<Progress>>) -> Option<Progress> {
     match progress {
@@ -440,6 +491,22 @@ struct Slot {
     connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
     /// Set when the entry is removed: nothing is connected through this slot any more.
     retired: AtomicBool,
+    /// The Centers that used the server, across its connections.
+    listeners: Arc<Listeners>,
+    /// The server's tokens, kept across its connections.
+    auth: Arc<Authorization>,
+}
+
+impl Slot {
+    fn new(config: &Mcp) -> Slot {
+        let listeners = Arc::new(Listeners::default());
+        Slot {
+            connection: tokio::sync::Mutex::new(None),
+            retired: AtomicBool::new(false),
+            auth: Arc::new(Authorization::new(config, listeners.clone())),
+            listeners,
+        }
+    }
 }
 
 static POOL: Mutex<BTreeMap<String, Arc<Slot>>> = Mutex::new(BTreeMap::new());
@@ -448,19 +515,20 @@ fn pool() -> std::sync::MutexGuard<'static, BTreeMap<String, Arc<Slot>>> {
     POOL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// What identifies a connection: everything but `enabled` and `autoStart`.
+/// What identifies a connection: everything but `enabled`, `autoStart` and what a live
+/// connection takes on (roots, limits, the sampling provider, the OAuth client and tokens).
 fn key(c: &Mcp) -> String {
     json!([c.name, c.transport.as_str(), c.url, c.command, c.arguments, c.environment, c.headers]).to_string()
 }
 
 /// The pool's live connection for `config`, connected now when `start` is true and there is
-/// none. Connecting runs as its own task, so a caller that gives up (an aborted run) never
-/// leaves a half-made connection behind: it is finished and kept for the next run.
-async fn connection(config: Mcp, start: bool) -> Result<Option<Arc<Connection>>, String> {
-    let slot = pool()
-        .entry(key(&config))
-        .or_insert_with(|| Arc::new(Slot { connection: tokio::sync::Mutex::new(None), retired: AtomicBool::new(false) }))
-        .clone();
+/// none; `center` hears the server's notifications and authorization requests from now on.
+/// Connecting runs as its own task, so a caller that gives up (an aborted run) never leaves a
+/// half-made connection behind: it is finished and kept for the next run.
+async fn connection(config: Mcp, start: bool, center: WeakCenter) -> Result<Option<Arc<Connection>>, String> {
+    let slot = pool().entry(key(&config)).or_insert_with(|| Arc::new(Slot::new(&config))).clone();
+    slot.listeners.add(center);
+    slot.auth.adopt(&config);
     let task = crate::runtime::runtime().spawn(async move {
         let mut held = slot.connection.lock().await;
         if let Some(c) = held.as_ref().filter(|c| c.is_alive()) {
@@ -472,7 +540,7 @@ async fn connection(config: Mcp, start: bool) -> Result<Option<Arc<Connection>>,
         if !start || slot.retired.load(Ordering::Acquire) {
             return Ok(None);
         }
-        let c = Arc::new(Connection::open(&config).await?);
+        let c = Arc::new(Connection::open(&config, slot.listeners.clone(), slot.auth.clone()).await?);
         c.send_outgoing();
         *held = Some(c.clone());
         Ok(Some(c))
@@ -543,11 +611,10 @@ pub(crate) async fn request(config: Mcp, center: WeakCenter, method: &str, param
     if method == "initialize" || method.starts_with("notifications/") {
         return Err(format!("{method} is not a request the application may send; the library owns the connection's lifecycle"));
     }
-    let c = connection(config.clone(), true)
+    let c = connection(config.clone(), true, center)
         .await?
         .ok_or_else(|| format!("the MCP server {} was removed", config.name))?;
     c.use_roots(&config.roots).await;
-    c.listeners.add(center);
     let watch = Watch { limit: Duration::from_millis(u64::from(config.call_timeout_ms)), on_progress: &|_| {}, asker: None };
     c.exchange(method, params, Some(&watch)).await.map_err(|e| c.explain(e.reason()))
 }
@@ -597,14 +664,15 @@ impl RunTools {
 
     /// Connects the servers not resolved yet in this run (concurrently) and fetches the tool
     /// lists; `failed(server, message)` is called for each server that could not be reached.
-    /// The servers' roots become the entries' and `center` hears their notifications.
+    /// The servers' roots become the entries' and `center` hears their notifications and
+    /// authorization requests.
     pub async fn prepare(&self, servers: &[Mcp], center: &Center, mut failed: impl FnMut(&str, String)) {
         let todo: Vec<Mcp> = {
             let state = self.state();
             let mut seen = HashSet::new();
             servers.iter().filter(|m| !state.servers.contains_key(&key(m)) && seen.insert(key(m))).cloned().collect()
         };
-        let results = futures_util::future::join_all(todo.iter().map(|m| connection(m.clone(), m.auto_start))).await;
+        let results = futures_util::future::join_all(todo.iter().map(|m| connection(m.clone(), m.auto_start, center.downgrade()))).await;
         for (m, result) in todo.iter().zip(results) {
             let connection = match result {
                 Ok(c) => c,
@@ -622,7 +690,6 @@ impl RunTools {
         let mut current = Vec::new();
         for (m, c) in connected {
             c.use_roots(&m.roots).await;
-            c.listeners.add(center.downgrade());
             let tools = c.tools().await;
             current.push((m, c, tools));
         }

@@ -9,9 +9,11 @@
 
 use crate::sse::SseDecoder;
 use super::{MESSAGE_LIMIT, http, too_large};
+use super::http::SendError;
 use super::jsonrpc::Rpc;
+use super::oauth::Authorization;
 use crate::mcp::Mcp;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap};
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,12 +22,6 @@ use std::time::Duration;
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
-pub(crate) enum SendError {
-    /// The server answered 404 to a request with a session id: it forgot the session.
-    SessionGone,
-    Failed(String),
-}
-
 pub(crate) struct StreamableHttp(Arc<Shared>);
 
 /// What the requests and the GET stream's task share.
@@ -33,6 +29,7 @@ pub(crate) struct Shared {
     url: reqwest::Url,
     client: crate::network::Client,
     headers: HeaderMap,
+    auth: Arc<Authorization>,
     rpc: Arc<Rpc>,
     session: Mutex<Option<String>>,
     version: Mutex<Option<String>>,
@@ -48,12 +45,13 @@ impl std::ops::Deref for StreamableHttp {
 }
 
 impl StreamableHttp {
-    pub fn new(config: &Mcp, rpc: Arc<Rpc>) -> Result<StreamableHttp, String> {
+    pub fn new(config: &Mcp, rpc: Arc<Rpc>, auth: Arc<Authorization>) -> Result<StreamableHttp, String> {
         let url = http::url(&config.url)?;
         Ok(StreamableHttp(Arc::new(Shared {
             client: http::client(&url)?,
             url,
             headers: http::headers(&config.headers)?,
+            auth,
             rpc,
             session: Mutex::new(None),
             version: Mutex::new(None),
@@ -80,17 +78,12 @@ impl StreamableHttp {
 
 impl Shared {
     /// One GET stream, read until it ends; false when the server offers none.
-    async fn read_get_stream(&self, generation: u64) -> bool {
-        let mut request = self.client.http.get(self.url.clone()).headers(self.headers.clone()).header(ACCEPT, "text/event-stream");
-        if let Some(session) = self.session() {
-            request = request.header(SESSION_HEADER, session);
-        }
-        if let Some(version) = self.version.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-            request = request.header(VERSION_HEADER, version);
-        }
-        let Ok(mut response) = request.send().await else { return true };
+    async fn read_get_stream(self: &Arc<Self>, generation: u64) -> bool {
+        let request = self.client.http.get(self.url.clone()).header(ACCEPT, "text/event-stream");
+        let Ok(mut response) = self.with_headers(request).await.0.send().await else { return true };
         if !response.status().is_success() {
-            // 405: the server sends nothing on its own; anything else: the session is over.
+            // 405: the server sends nothing on its own; 401: the next request authorizes again;
+            // anything else: the session is over.
             return false;
         }
         let mut parser = SseDecoder::new();
@@ -135,24 +128,33 @@ impl StreamableHttp {
 }
 
 impl Shared {
-    fn post(&self, message: &Value) -> reqwest::RequestBuilder {
-        let mut request = self
-            .client
-            .http
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(message.to_string());
+    /// The configured headers, the access token (with the generation it belongs to), the
+    /// session and the negotiated version.
+    async fn with_headers(&self, request: reqwest::RequestBuilder) -> (reqwest::RequestBuilder, u64) {
+        let (bearer, generation) = self.auth.bearer().await;
+        let mut request = request.headers(self.headers.clone());
+        if let Some(bearer) = bearer {
+            request = request.header(AUTHORIZATION, bearer);
+        }
         if let Some(session) = self.session() {
             request = request.header(SESSION_HEADER, session);
         }
         if let Some(version) = self.version.lock().unwrap_or_else(|e| e.into_inner()).clone() {
             request = request.header(VERSION_HEADER, version);
         }
-        request
+        (request, generation)
     }
 
+    async fn post(&self, message: &Value) -> (reqwest::RequestBuilder, u64) {
+        let request = self
+            .client
+            .http
+            .post(self.url.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(message.to_string());
+        self.with_headers(request).await
+    }
 }
 
 impl StreamableHttp {
@@ -161,10 +163,14 @@ impl StreamableHttp {
     pub async fn send(&self, message: &Value) -> Result<(), SendError> {
         let awaiting = message.get("method").and(message.get("id")).and_then(Value::as_u64);
         let had_session = self.session().is_some();
-        let response = self.post(message).send().await.map_err(|e| SendError::Failed(http::describe(&e, &self.client)))?;
+        let (request, generation) = self.post(message).await;
+        let response = request.send().await.map_err(|e| SendError::Failed(http::describe(&e, &self.client)))?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND && had_session {
             return Err(SendError::SessionGone);
+        }
+        if let Some(refused) = http::unauthorized(&response, generation) {
+            return Err(refused);
         }
         if !status.is_success() {
             return Err(SendError::Failed(http::status_error(response).await));
@@ -190,7 +196,7 @@ impl StreamableHttp {
             let body = read_limited(response).await.map_err(SendError::Failed)?;
             let message = serde_json::from_slice::<Value>(&body)
                 .map_err(|e| SendError::Failed(format!("the server's answer is not JSON: {e}")))?;
-            self.deliver(message, Some(id));
+            self.0.deliver(message, Some(id));
             if self.rpc.is_pending(id) {
                 return Err(SendError::Failed("the server's answer does not answer the request".to_owned()));
             }
@@ -212,7 +218,7 @@ impl StreamableHttp {
             }
             for event in events.drain(..).filter(|e| e.is_message()) {
                 if let Ok(message) = serde_json::from_str::<Value>(&event.data) {
-                    self.deliver(message, Some(id));
+                    self.0.deliver(message, Some(id));
                 }
             }
             if !self.rpc.is_pending(id) {
@@ -229,11 +235,12 @@ impl StreamableHttp {
 impl Shared {
     /// Dispatches a message that came with the answer to our request `related`; replies (to
     /// a server's ping) are posted in the background.
-    fn deliver(&self, message: Value, related: Option<u64>) {
+    fn deliver(self: &Arc<Self>, message: Value, related: Option<u64>) {
         for reply in self.rpc.dispatch(message, related) {
-            let request = self.post(&reply);
+            let shared = self.clone();
             tokio::spawn(async move {
-                let _ = tokio::time::timeout(Duration::from_secs(10), request.send()).await;
+                let send = async { shared.post(&reply).await.0.send().await };
+                let _ = tokio::time::timeout(Duration::from_secs(10), send).await;
             });
         }
     }
@@ -244,9 +251,9 @@ impl StreamableHttp {
     /// Ends the session on the server (DELETE, best effort, at most 2 s); the GET stream ends.
     pub async fn shutdown(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
-        if let Some(session) = self.session() {
-            let request = self.client.http.delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, session);
-            let _ = tokio::time::timeout(Duration::from_secs(2), request.send()).await;
+        if self.session().is_some() {
+            let end = async { self.with_headers(self.client.http.delete(self.url.clone())).await.0.send().await };
+            let _ = tokio::time::timeout(Duration::from_secs(2), end).await;
         }
     }
 }

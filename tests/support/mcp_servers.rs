@@ -54,9 +54,15 @@ impl HttpServer {
     }
 
     pub fn start_script(script: &str, mode: &str, port: Option<u16>) -> HttpServer {
+        HttpServer::start_with(script, mode, port, &[])
+    }
+
+    /// `script` with `extra` arguments after the mode and port.
+    pub fn start_with(script: &str, mode: &str, port: Option<u16>, extra: &[&str]) -> HttpServer {
         let port = port.unwrap_or_else(|| TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port());
         let child = Command::new(python())
             .args([script_path(script), mode.to_owned(), port.to_string()])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -1,0 +1,212 @@
+//! OAuth 2.1 for MCP servers over HTTP (SPEC §H.4.6; the MCP authorization spec, 2025-11-25).
+//!
+//! A server that answers 401 (or 403 `insufficient_scope`) gets new tokens before the request
+//! is sent again: first by refreshing, then by authorizing — discovery (`discovery`), the
+//! configured client id or dynamic registration (`registration`), PKCE (`pkce`), the authorize
+//! url announced to the Centers that use the server (`mcpAuthorizationRequired`), the browser's
+//! redirect to the loopback listener (`loopback`) and the code exchange (`grant`). Every
+//! request carries the access token; one about to expire is refreshed first. New tokens are
+//! announced (`mcpTokensChanged`) for the application to keep and give back
+//! (`MCP::setOAuthTokens`, `tokens`).
+//!
+//! One [`Authorization`] per pooled server outlives its connections, so a reconnect keeps the
+//! newest tokens; one flow at a time runs for it, and requests refused together recover once.
+
+mod challenge;
+mod discovery;
+mod endpoint;
+mod grant;
+mod loopback;
+mod pkce;
+mod registration;
+pub mod tokens;
+
+pub use challenge::Challenge;
+#[cfg(fuzzing)]
+pub use challenge::bearer_params;
+#[cfg(fuzzing)]
+pub use loopback::read_redirect;
+pub use tokens::Tokens;
+
+use super::Listeners;
+use crate::mcp::Mcp;
+use loopback::Loopback;
+use pkce::Pkce;
+use reqwest::header::HeaderValue;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How long the user has to complete an authorization in the browser.
+pub const AUTHORIZATION_TIMEOUT: Duration = Duration::from_secs(300);
+
+pub(crate) struct Authorization {
+    /// The entry's name, as the announcements carry it.
+    server: String,
+    url: String,
+    listeners: Arc<Listeners>,
+    state: Mutex<State>,
+    /// One refresh or authorization at a time.
+    flow: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct State {
+    tokens: Tokens,
+    client_id: String,
+    /// The tokens the application gave last, to notice when it gives others.
+    given: Tokens,
+    /// Counts new tokens, so that requests refused together recover once.
+    generation: u64,
+}
+
+impl Authorization {
+    pub fn new(config: &Mcp, listeners: Arc<Listeners>) -> Authorization {
+        let authorization = Authorization {
+            server: config.name.clone(),
+            url: config.url.clone(),
+            listeners,
+            state: Mutex::new(State::default()),
+            flow: tokio::sync::Mutex::new(()),
+        };
+        authorization.adopt(config);
+        authorization
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes the entry's client id, and its tokens when the application gave other ones than
+    /// last time (otherwise the newest, possibly refreshed, stay).
+    pub fn adopt(&self, config: &Mcp) {
+        let mut state = self.state();
+        state.client_id = config.oauth_client_id.clone();
+        if config.oauth_tokens != state.given {
+            state.given = config.oauth_tokens.clone();
+            state.tokens = config.oauth_tokens.clone();
+            state.generation += 1;
+        }
+    }
+
+    /// The `Authorization` header for the next request (none before any authorization) and the
+    /// generation of its token; an access token about to expire is refreshed first.
+    pub async fn bearer(&self) -> (Option<HeaderValue>, u64) {
+        let due = |t: &Tokens| t.can_refresh() && t.expires_soon(tokens::now());
+        if due(&self.state().tokens) {
+            let _flow = self.flow.lock().await;
+            let current = self.state().tokens.clone();
+            if due(&current) {
+                match grant::refresh(&current).await {
+                    Ok(new) => self.store(new),
+                    // Spent: the server's 401 leads to a new authorization.
+                    Err(refusal) if refusal.refused => self.state().tokens.refresh_token.clear(),
+                    Err(_) => {}
+                }
+            }
+        }
+        let state = self.state();
+        let header = (!state.tokens.access_token.is_empty())
+            .then(|| HeaderValue::from_str(&format!("Bearer {}", state.tokens.access_token)).ok())
+            .flatten()
+            .map(|mut value| {
+                value.set_sensitive(true);
+                value
+            });
+        (header, state.generation)
+    }
+
+    /// After the server refused the token of `generation`: new tokens, by refreshing (unless
+    /// `full` or the server wants another scope) or by authorizing again through the user.
+    pub async fn recover(&self, challenge: &Challenge, generation: u64, full: bool) -> Result<(), String> {
+        let _flow = self.flow.lock().await;
+        if self.state().generation != generation {
+            return Ok(());
+        }
+        let current = self.state().tokens.clone();
+        if !full
+            && !challenge.wants_scope()
+            && current.can_refresh()
+            && let Ok(new) = grant::refresh(&current).await
+        {
+            self.store(new);
+            return Ok(());
+        }
+        let new = self.authorize(challenge, &current).await.map_err(|e| format!("the server requires authorization: {e}"))?;
+        self.store(new);
+        Ok(())
+    }
+
+    fn store(&self, tokens: Tokens) {
+        {
+            let mut state = self.state();
+            state.tokens = tokens.clone();
+            state.generation += 1;
+        }
+        self.listeners.tokens_changed(&self.server, &tokens);
+    }
+
+    /// The authorization-code flow with PKCE; `current` may hold a registration to reuse.
+    async fn authorize(&self, challenge: &Challenge, current: &Tokens) -> Result<Tokens, String> {
+        let server_url = super::http::url(&self.url)?;
+        let found = discovery::discover(&server_url, challenge).await?;
+        let configured = self.state().client_id.clone();
+        let token_endpoint = found.token_endpoint.to_string();
+        let bind = |port: u16| async move {
+            Loopback::bind(port).await.map_err(|e| format!("the loopback redirect listener could not listen: {e}"))
+        };
+        let (loopback, client_id, client_secret) = if !configured.is_empty() {
+            (bind(0).await?, configured, String::new())
+        } else if let Some(reused) = reusable(current, &token_endpoint).await {
+            (reused, current.client_id.clone(), current.client_secret.clone())
+        } else {
+            let endpoint = found.registration_endpoint.as_ref().ok_or(
+                "the authorization server offers no dynamic client registration; configure a client id (MCP::setOAuthClientId)",
+            )?;
+            let loopback = bind(0).await?;
+            let registered = registration::register(endpoint, &loopback.redirect_uri, found.scope.as_deref()).await?;
+            (loopback, registered.client_id, registered.client_secret)
+        };
+        let client = Tokens {
+            client_id,
+            client_secret,
+            redirect_uri: loopback.redirect_uri.clone(),
+            token_endpoint,
+            resource: found.resource.clone(),
+            scope: found.scope.clone().unwrap_or_default(),
+            ..Tokens::default()
+        };
+        let pkce = Pkce::new()?;
+        let state = pkce::random_text(16)?;
+        let mut url = found.authorization_endpoint.clone();
+        {
+            let mut query = url.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &client.client_id)
+                .append_pair("redirect_uri", &client.redirect_uri)
+                .append_pair("code_challenge", &pkce.challenge)
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("state", &state)
+                .append_pair("resource", &client.resource);
+            if let Some(scope) = &found.scope {
+                query.append_pair("scope", scope);
+            }
+        }
+        if !self.listeners.authorization_required(&self.server, url.as_str()) {
+            return Err("no Center is there to open the authorization url (mcpAuthorizationRequired)".to_owned());
+        }
+        let code = loopback.wait(&state, AUTHORIZATION_TIMEOUT).await?;
+        grant::exchange_code(&client, code, pkce.verifier).await
+    }
+}
+
+/// The loopback listener for a dynamic registration the tokens came with, on the port it was
+/// registered for — if that registration is with this token endpoint and the port is free.
+async fn reusable(current: &Tokens, token_endpoint: &str) -> Option<Loopback> {
+    if current.client_id.is_empty() || current.token_endpoint != token_endpoint {
+        return None;
+    }
+    let port = reqwest::Url::parse(&current.redirect_uri).ok()?.port()?;
+    let loopback = Loopback::bind(port).await.ok()?;
+    (loopback.redirect_uri == current.redirect_uri).then_some(loopback)
+}

@@ -1,0 +1,234 @@
+//! OAuth 2.1 for MCP servers (SPEC §H.4.6) against tests/mcp_servers/oauth_server.py: the
+//! official MCP Python SDK's own authorization server in front of a streamable HTTP (and a
+//! legacy SSE) server. The test plays the user: it opens the url of `McpAuthorizationRequired`
+//! and follows the redirects to the library's loopback listener.
+//!
+//! Needs the project venv (see tests/mcp.rs).
+
+mod support;
+
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+use support::browser;
+use support::mcp_servers::*;
+use url::Url;
+use visindigo_agent::{Center, CenterEvent, CenterSink, Mcp, OAuthTokens, Transport};
+
+/// What the user does with an authorize url.
+#[derive(Clone, Copy, PartialEq)]
+enum User {
+    Approves,
+    Refuses,
+}
+
+/// The Center's authorization events; opens each authorize url as `user` would, on a thread
+/// of its own (never on the library's).
+struct Desk {
+    user: User,
+    urls: Mutex<Vec<String>>,
+    tokens: Mutex<Vec<(String, OAuthTokens)>>,
+    pages: Arc<Mutex<Vec<(Vec<u16>, String)>>>,
+}
+
+impl Desk {
+    fn new(user: User) -> Arc<Desk> {
+        Arc::new(Desk { user, urls: Mutex::default(), tokens: Mutex::default(), pages: Arc::default() })
+    }
+    fn urls(&self) -> Vec<String> {
+        self.urls.lock().unwrap().clone()
+    }
+    fn tokens(&self) -> Vec<(String, OAuthTokens)> {
+        self.tokens.lock().unwrap().clone()
+    }
+}
+
+impl CenterSink for Desk {
+    fn emit(&self, events: &[CenterEvent]) {
+        for event in events {
+            match event {
+                CenterEvent::McpAuthorizationRequired { server, url } => {
+                    assert_eq!(server, "notes");
+                    self.urls.lock().unwrap().push(url.clone());
+                    let (url, user, pages) = (url.clone(), self.user, self.pages.clone());
+                    std::thread::spawn(move || {
+                        let page = match user {
+                            User::Approves => browser::open(&url),
+                            User::Refuses => {
+                                // The authorization server sends the user back with a refusal.
+                                let authorize = Url::parse(&url).unwrap();
+                                let query = |k: &str| authorize.query_pairs().find(|(n, _)| n == k).unwrap().1.into_owned();
+                                let mut back = Url::parse(&query("redirect_uri")).unwrap();
+                                back.query_pairs_mut().append_pair("error", "access_denied").append_pair("state", &query("state"));
+                                browser::open(back.as_str())
+                            }
+                        };
+                        pages.lock().unwrap().push((page.0, page.1.body));
+                    });
+                }
+                CenterEvent::McpTokensChanged { server, tokens } => self.tokens.lock().unwrap().push((server.clone(), tokens.clone())),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The log of the authorization server's events, in order.
+fn events(log: &str) -> Vec<String> {
+    std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].as_str().unwrap().to_owned()).collect()
+}
+
+fn log_path(name: &str) -> String {
+    let path = std::env::temp_dir().join(format!("vi-oauth-{}-{name}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path.to_string_lossy().into_owned()
+}
+
+/// `whoami` through `request_mcp` (at most 60 s: an authorization included).
+fn whoami(c: &Center) -> Result<String, String> {
+    let (tx, rx) = mpsc::channel();
+    c.request_mcp("notes", "tools/call", Some(json!({"name": "whoami", "arguments": {}})), move |outcome| tx.send(outcome).unwrap());
+    let result = rx.recv_timeout(Duration::from_secs(60)).expect("request_mcp calls back")?;
+    Ok(result["content"][0]["text"].as_str().unwrap_or_default().to_owned())
+}
+
+fn center_with(entry: Mcp, desk: &Arc<Desk>) -> Center {
+    let c = Center::new();
+    c.set_sink(Some(desk.clone()));
+    c.add_mcp(entry);
+    c
+}
+
+fn secrets_of(tokens: &OAuthTokens) -> [String; 2] {
+    [tokens.access_token.clone(), tokens.refresh_token.clone()]
+}
+
+#[test]
+fn from_the_first_401_to_a_refreshed_token_and_back_from_storage() {
+    let _serial = serial();
+    let log = log_path("flow");
+    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
+    let resource = entry.url.clone();
+
+    // The first request: 401, discovery, registration, the user approves, the code exchanged;
+    // the first token lives 30 s, inside the refresh margin, so it is refreshed at once.
+    let desk = Desk::new(User::Approves);
+    let c = center_with(entry.clone(), &desk);
+    let who = whoami(&c).unwrap();
+    assert!(who.ends_with("token generation 2"), "{who}");
+    assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
+    let urls = desk.urls();
+    assert_eq!(urls.len(), 1);
+    let authorize = Url::parse(&urls[0]).unwrap();
+    let query: Vec<(String, String)> = authorize.query_pairs().into_owned().collect();
+    let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    assert_eq!(authorize.path(), "/authorize");
+    assert_eq!((get("response_type").as_str(), get("code_challenge_method").as_str()), ("code", "S256"));
+    assert_eq!(get("resource"), resource);
+    assert_eq!(get("scope"), "notes");
+    assert!(get("redirect_uri").starts_with("http://127.0.0.1:") && get("redirect_uri").ends_with("/callback"));
+    assert_eq!(get("code_challenge").len(), 43);
+    let pages = desk.pages.lock().unwrap().clone();
+    assert_eq!(pages[0].0, [302, 200], "the authorization server redirects to the loopback listener");
+    assert!(pages[0].1.contains("Authorization complete"), "{}", pages[0].1);
+
+    let tokens = desk.tokens();
+    assert_eq!(tokens.len(), 2, "exchanged, then refreshed");
+    let (name, kept) = tokens[1].clone();
+    assert_eq!(name, "notes");
+    assert!(kept.access_token.starts_with("access-2-") && kept.refresh_token.starts_with("refresh-2-"));
+    assert_eq!(kept.resource, resource);
+    assert_eq!(kept.redirect_uri, get("redirect_uri"));
+    assert!(kept.token_endpoint.ends_with("/token") && !kept.client_id.is_empty());
+    let in_an_hour = visindigo_agent_now() + 3600;
+    assert!(kept.expires_at.abs_diff(in_an_hour) < 30, "{}", kept.expires_at);
+    assert_eq!(whoami(&c).unwrap(), who, "the token is used, not renewed");
+
+    // Never in the JSON of the Center or the entry, nor in their Debug text.
+    let text = format!("{} {} {:?}", c.to_json_string(), entry.to_json(), c.mcp("notes"));
+    for secret in secrets_of(&kept).iter().chain(secrets_of(&tokens[0].1).iter()) {
+        assert!(!text.contains(secret.as_str()), "a token leaked: {text}");
+    }
+
+    // The server revokes the access token: the next request refreshes, without the user.
+    let revoked = {
+        let (tx, rx) = mpsc::channel();
+        c.request_mcp("notes", "tools/call", Some(json!({"name": "revoke_all", "arguments": {}})), move |o| tx.send(o).unwrap());
+        rx.recv_timeout(Duration::from_secs(30)).unwrap()
+    };
+    assert!(revoked.is_ok(), "{revoked:?}");
+    assert!(whoami(&c).unwrap().ends_with("token generation 3"));
+    assert_eq!(events(&log).last().map(String::as_str), Some("refresh"));
+    assert_eq!(desk.urls().len(), 1, "no new authorization");
+    let newest = desk.tokens().last().unwrap().1.clone();
+
+    // A new process: the application gives the stored tokens back with the entry. They are
+    // used as they are — no discovery, no user.
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+    let mut restored = entry.clone();
+    restored.oauth_tokens = newest.clone();
+    let desk = Desk::new(User::Approves);
+    let c = center_with(restored.clone(), &desk);
+    assert!(whoami(&c).unwrap().ends_with("token generation 3"));
+    assert!(desk.urls().is_empty() && desk.tokens().is_empty());
+
+    // Stored tokens that expired meanwhile are refreshed before the first request.
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+    restored.oauth_tokens.expires_at = visindigo_agent_now() - 10;
+    let desk = Desk::new(User::Approves);
+    let c = center_with(restored, &desk);
+    assert!(whoami(&c).unwrap().ends_with("token generation 4"));
+    assert!(desk.urls().is_empty());
+    assert_eq!(desk.tokens().len(), 1);
+    assert_eq!(events(&log).iter().filter(|e| *e == "register").count(), 1, "the registration is kept with the tokens");
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+}
+
+#[test]
+fn a_spent_refresh_token_leads_to_the_user_again_who_may_refuse() {
+    let _serial = serial();
+    let log = log_path("refused");
+    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let mut entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
+    // Tokens the server never issued: the refresh is refused, then the user is asked.
+    entry.oauth_tokens = OAuthTokens {
+        access_token: "access-forged".into(),
+        refresh_token: "refresh-forged".into(),
+        expires_at: 1,
+        client_id: "unknown-client".into(),
+        token_endpoint: format!("http://127.0.0.1:{}/token", server.port),
+        ..OAuthTokens::default()
+    };
+    let desk = Desk::new(User::Refuses);
+    let c = center_with(entry, &desk);
+    let refused = whoami(&c).unwrap_err();
+    assert_eq!(refused, "the server requires authorization: the authorization server refused: access_denied");
+    assert_eq!(desk.urls().len(), 1);
+    assert!(desk.tokens().is_empty());
+    assert!(!refused.contains("forged"));
+    assert_eq!(events(&log), ["register"], "a new client, since the stored one is unknown to this token endpoint's server");
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+}
+
+#[test]
+fn a_legacy_sse_server_is_authorized_the_same_way() {
+    let _serial = serial();
+    let log = log_path("sse");
+    let server = HttpServer::start_with("oauth_server.py", "sse", None, &[&log]);
+    let desk = Desk::new(User::Approves);
+    let c = center_with(server.entry("notes", Transport::Sse, "/sse"), &desk);
+    let who = whoami(&c).unwrap();
+    assert!(who.ends_with("token generation 2"), "{who}");
+    assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+}
+
+fn visindigo_agent_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
