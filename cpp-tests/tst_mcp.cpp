@@ -12,7 +12,14 @@
 #include "ScriptedServer.h"
 
 #include <QtCore/QMetaEnum>
+#include <QtCore/QProcess>
+#include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
+#include <QtCore/QUrlQuery>
+#include <QtNetwork/QNetworkAccessManager>
+#include <QtNetwork/QNetworkReply>
+#include <QtNetwork/QTcpServer>
+#include <QtNetwork/QTcpSocket>
 #include <QtTest/QtTest>
 
 using Visindigo::Agent::Center;
@@ -173,6 +180,94 @@ private slots:
             QCOMPARE(progress.at(i).at(3).toDouble(), 5.0);
             QCOMPARE(progress.at(i).at(4).toString(), QStringLiteral("step %1 of 5").arg(i + 1));
         }
+    }
+
+    // SPEC §H.4.6 against tests/mcp_servers/oauth_server.py (the MCP SDK's own authorization
+    // server): the test is the application that opens the authorize url in "the browser" (a
+    // QNetworkAccessManager following the redirect to the library's loopback listener).
+    void oauthAuthorizesThroughTheSignalAndRestoresStoredTokens()
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost));
+        const quint16 port = probe.serverPort();
+        probe.close();
+        QTemporaryDir dir;
+        QProcess python;
+        python.start(QStringLiteral(VI_PYTHON),
+                     {QStringLiteral(VISINDIGO_AGENT_SOURCE_DIR "/tests/mcp_servers/oauth_server.py"), QStringLiteral("streamable-http"),
+                      QString::number(port), dir.filePath(QStringLiteral("oauth.jsonl"))});
+        QVERIFY(python.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [port] {
+                QTcpSocket socket;
+                socket.connectToHost(QHostAddress::LocalHost, port);
+                return socket.waitForConnected(200);
+            }(),
+            30000);
+
+        Center* center = Center::getInstance();
+        QNetworkAccessManager browser;
+        QString page;
+        QSignalSpy authorizationRequired(center, &Center::mcpAuthorizationRequired);
+        QSignalSpy tokensChanged(center, &Center::mcpTokensChanged);
+        const QMetaObject::Connection opening =
+            connect(center, &Center::mcpAuthorizationRequired, this, [&](const QString&, const QUrl& url) {
+                QNetworkRequest request(url);
+                request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
+                QNetworkReply* reply = browser.get(request);
+                connect(reply, &QNetworkReply::finished, this, [&page, reply] {
+                    page = QString::fromUtf8(reply->readAll());
+                    reply->deleteLater();
+                });
+            });
+        const QUrl url(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
+        MCP entry(QStringLiteral("secured"));
+        entry.setTransport(Transport::StreamableHttp).setUrl(url);
+        center->addMCP(entry);
+        const auto whoami = [&] {
+            QString said = QStringLiteral("no answer");
+            bool done = false;
+            center->requestMCP(QStringLiteral("secured"), QStringLiteral("tools/call"),
+                               JsonConfig(QStringLiteral("{\"name\": \"whoami\", \"arguments\": {}}")), this,
+                               [&](const JsonConfig& r, const QString& e) {
+                                   said = e.isEmpty() ? r.getString(QStringLiteral("content.0.text")) : e;
+                                   done = true;
+                               });
+            [&] { QTRY_VERIFY_WITH_TIMEOUT(done, 60000); }();
+            return said;
+        };
+
+        const QString first = whoami();
+        QVERIFY2(first.endsWith(QStringLiteral("token generation 2")), qPrintable(first));
+        QCOMPARE(authorizationRequired.size(), 1);
+        QCOMPARE(authorizationRequired.at(0).at(0).toString(), QStringLiteral("secured"));
+        const QUrl authorize = authorizationRequired.at(0).at(1).toUrl();
+        const QUrlQuery query(authorize);
+        QCOMPARE(authorize.path(), QStringLiteral("/authorize"));
+        QCOMPARE(query.queryItemValue(QStringLiteral("code_challenge_method")), QStringLiteral("S256"));
+        QCOMPARE(query.queryItemValue(QStringLiteral("resource"), QUrl::FullyDecoded), url.toString());
+        QVERIFY(page.contains(QStringLiteral("Authorization complete")));
+        QCOMPARE(tokensChanged.size(), 2); // exchanged, then refreshed: the first token lives 30 s
+        const JsonConfig tokens = tokensChanged.at(1).at(1).value<JsonConfig>();
+        const QString access = tokens.getString(QStringLiteral("accessToken"));
+        QVERIFY2(access.startsWith(QStringLiteral("access-2-")), qPrintable(tokens.toString()));
+        QVERIFY(!tokens.getString(QStringLiteral("refreshToken")).isEmpty());
+        QVERIFY(!center->toJson().toString().contains(access));
+        QVERIFY(!center->getMCP(QStringLiteral("secured")).toJson().toString().contains(access));
+
+        // The next session: the stored tokens come back with the entry; nobody is asked.
+        center->removeMCP(QStringLiteral("secured"));
+        entry.setOAuthTokens(tokens);
+        QCOMPARE(entry.getOAuthTokens().getString(QStringLiteral("accessToken")), access);
+        QVERIFY(!entry.toJson().toString().contains(access));
+        center->addMCP(entry);
+        QCOMPARE(whoami(), first);
+        QCOMPARE(authorizationRequired.size(), 1);
+
+        disconnect(opening);
+        center->removeMCP(QStringLiteral("secured"));
+        python.kill();
+        python.waitForFinished();
     }
 
     void transportValuesAreStdio0Sse1StreamableHttp2()

@@ -175,6 +175,18 @@ enum ViCenterEventKind
    * thread.
    */
   VI_CENTER_EVENT_KIND_MCP_NOTIFICATION = 4,
+  /**
+   * MCP server `server_name` needs the user to authorize this client (SPEC §H.4.6): open
+   * `url` in a browser; the library listens for the redirect on 127.0.0.1 and goes on by
+   * itself (for at most 300 s). Fires on a library thread.
+   */
+  VI_CENTER_EVENT_KIND_MCP_AUTHORIZATION_REQUIRED = 5,
+  /**
+   * MCP server `server_name` issued new tokens (authorized or refreshed): `tokens_json`, to
+   * be stored by the application (they are secrets) and given back with
+   * `vi_mcp_set_oauth_tokens`. Fires on a library thread.
+   */
+  VI_CENTER_EVENT_KIND_MCP_TOKENS_CHANGED = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -377,6 +389,14 @@ typedef struct ViCenterEvent {
    * `McpNotification` only: its params as JSON text.
    */
   struct ViStr params_json;
+  /**
+   * `McpAuthorizationRequired` only: the authorization url to open.
+   */
+  struct ViStr url;
+  /**
+   * `McpTokensChanged` only: the tokens as JSON text.
+   */
+  struct ViStr tokens_json;
 } ViCenterEvent;
 
 /**
@@ -1348,6 +1368,29 @@ ViStatus vi_mcp_set_sampling_provider_id(struct ViMcp *mcp, const char *data, si
  * The sampling provider's id; lives until the entry changes.
  */
 struct ViStr vi_mcp_sampling_provider_id(const struct ViMcp *mcp);
+
+/**
+ * Sets the OAuth client id registered for this application with the server's authorization
+ * server (SPEC §H.4.6); empty (the default): the library registers a client dynamically.
+ */
+ViStatus vi_mcp_set_oauth_client_id(struct ViMcp *mcp, const char *data, size_t len);
+
+/**
+ * The configured OAuth client id; lives until the entry changes.
+ */
+struct ViStr vi_mcp_oauth_client_id(const struct ViMcp *mcp);
+
+/**
+ * Gives the entry the tokens of an earlier authorization: JSON object text as a
+ * `McpTokensChanged` event carried it (`{}` forgets them). They are used when the entry is
+ * next connected through a Center, and never written by `vi_mcp_to_json`.
+ */
+ViStatus vi_mcp_set_oauth_tokens(struct ViMcp *mcp, const char *json, size_t len);
+
+/**
+ * The tokens given with `vi_mcp_set_oauth_tokens` as JSON object text in `*json_out`.
+ */
+ViStatus vi_mcp_oauth_tokens(const struct ViMcp *mcp, struct ViString **json_out);
 
 /**
  * A name, and a command (Stdio) or a url with a scheme (Sse, StreamableHttp).

@@ -454,3 +454,31 @@ fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_
         vi_center_free(center);
     }
 }
+
+#[test]
+fn oauth_tokens_are_set_and_read_but_never_written_to_the_json() {
+    unsafe {
+        let mut mcp = null_mut();
+        vi_mcp_new(null(), 0, &mut mcp);
+        let (p, n) = s("app-1");
+        assert_eq!(vi_mcp_set_oauth_client_id(mcp, p, n), ViStatus::Ok);
+        assert_eq!(view(vi_mcp_oauth_client_id(mcp)), "app-1");
+        let (p, n) = s(r#"{"accessToken": "SECRET-A", "refreshToken": "SECRET-R", "expiresAt": 1700000000, "clientId": "c"}"#);
+        assert_eq!(vi_mcp_set_oauth_tokens(mcp, p, n), ViStatus::Ok);
+        let mut out = null_mut();
+        assert_eq!(vi_mcp_oauth_tokens(mcp, &mut out), ViStatus::Ok);
+        let tokens: serde_json::Value = serde_json::from_str(&take(out)).unwrap();
+        assert_eq!(tokens["refreshToken"], "SECRET-R");
+        assert_eq!(tokens["expiresAt"], 1_700_000_000);
+        assert_eq!(vi_mcp_to_json(mcp, &mut out), ViStatus::Ok);
+        let json = take(out);
+        assert!(json.contains("\"oauthClientId\":\"app-1\"") && !json.contains("SECRET"), "{json}");
+        for bad in ["", "[1]", "{"] {
+            let (p, n) = s(bad);
+            assert_eq!(vi_mcp_set_oauth_tokens(mcp, p, n), ViStatus::InvalidJson, "{bad}");
+        }
+        assert_eq!(vi_mcp_set_oauth_tokens(null_mut(), p, n), ViStatus::NullArgument);
+        assert_eq!(vi_mcp_oauth_tokens(mcp, null_mut()), ViStatus::NullArgument);
+        vi_mcp_free(mcp);
+    }
+}

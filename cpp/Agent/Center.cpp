@@ -97,6 +97,20 @@ static void onCenterEvents(void* userData, const ViCenterEvent* events, size_t c
                 Qt::QueuedConnection);
             break;
         }
+        case VI_CENTER_EVENT_KIND_MCP_AUTHORIZATION_REQUIRED: {
+            const QString server = toQString(events[i].server_name);
+            const QUrl url(toQString(events[i].url), QUrl::StrictMode);
+            QMetaObject::invokeMethod(
+                center, [center, server, url] { Q_EMIT center->mcpAuthorizationRequired(server, url); }, Qt::QueuedConnection);
+            break;
+        }
+        case VI_CENTER_EVENT_KIND_MCP_TOKENS_CHANGED: {
+            const QString server = toQString(events[i].server_name);
+            const JsonConfig tokens = jsonFromUtf8(QByteArray(events[i].tokens_json.data, qsizetype(events[i].tokens_json.len)));
+            QMetaObject::invokeMethod(
+                center, [center, server, tokens] { Q_EMIT center->mcpTokensChanged(server, tokens); }, Qt::QueuedConnection);
+            break;
+        }
         }
     }
 }

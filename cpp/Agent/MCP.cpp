@@ -163,7 +163,29 @@ MCP& MCP::setSamplingProviderId(const QString& providerId)
     return *this;
 }
 
+MCP& MCP::setOAuthClientId(const QString& clientId)
+{
+    const Utf8 u(clientId);
+    vi_mcp_set_oauth_client_id(mut(), u.data(), u.size());
+    return *this;
+}
+
+MCP& MCP::setOAuthTokens(const Visindigo::Utility::JsonConfig& tokens)
+{
+    QByteArray text;
+    if (!Internal::objectJson(tokens, &text))
+        text = "{}";
+    vi_mcp_set_oauth_tokens(mut(), text.constData(), size_t(text.size()));
+    return *this;
+}
+
 QString MCP::getName() const { return toQString(vi_mcp_name(d)); }
+QString MCP::getOAuthClientId() const { return toQString(vi_mcp_oauth_client_id(d)); }
+
+Visindigo::Utility::JsonConfig MCP::getOAuthTokens() const
+{
+    return takeJson(ownedJson([this](ViString** out) { return vi_mcp_oauth_tokens(d, out); }));
+}
 QString MCP::getSamplingProviderId() const { return toQString(vi_mcp_sampling_provider_id(d)); }
 
 MCP::Transport MCP::getTransport() const

@@ -183,6 +183,15 @@ Q_SIGNALS:
     /// dialogs or by requestMCP(), sent notification `method` (e.g.
     /// `notifications/resources/updated`, `notifications/message`) with `params` (SPEC §H.4.4).
     void mcpNotification(const QString& serverName, const QString& method, const Visindigo::Utility::JsonConfig& params);
+    /// MCP server `serverName` needs the user to authorize this application (SPEC §H.4.6):
+    /// open `authorizeUrl` in the user's browser, e.g. with QDesktopServices::openUrl(). The
+    /// library listens on 127.0.0.1 for the browser's redirect and then goes on by itself; the
+    /// request or run that needed the server waits for up to 300 s.
+    void mcpAuthorizationRequired(const QString& serverName, const QUrl& authorizeUrl);
+    /// MCP server `serverName` issued new tokens (after an authorization or a refresh): keep
+    /// `tokens` where the application keeps secrets and give them back with
+    /// MCP::setOAuthTokens() when the entry is registered again (e.g. in the next session).
+    void mcpTokensChanged(const QString& serverName, const Visindigo::Utility::JsonConfig& tokens);
 
 private:
     Center();

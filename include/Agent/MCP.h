@@ -79,6 +79,16 @@ public:
     /// The provider whose models answer the server's `sampling/createMessage` requests (one
     /// completion, no tools); empty (the default) declines them (SPEC §H.4.5).
     MCP& setSamplingProviderId(const QString& providerId);
+    /// The OAuth client id registered for this application with the server's authorization
+    /// server; empty (the default): the library registers a client dynamically when the server
+    /// asks for authorization (SPEC §H.4.6). Saved in the JSON ("oauthClientId").
+    MCP& setOAuthClientId(const QString& clientId);
+    /// The tokens of an earlier authorization, as Center::mcpTokensChanged() gave them: the
+    /// server is used without asking the user again, and an expired access token is refreshed
+    /// first. Within a session the library keeps the newest per server until the entry is
+    /// removed; tokens given here replace them when they differ from the ones given last. Never
+    /// part of toJson() — tokens are secrets the application keeps where it keeps passwords.
+    MCP& setOAuthTokens(const Visindigo::Utility::JsonConfig& tokens);
 
     /// The name.
     QString getName() const;
@@ -104,12 +114,16 @@ public:
     int getCallTimeout() const;
     /// The sampling provider's id (empty: sampling is declined).
     QString getSamplingProviderId() const;
+    /// The configured OAuth client id (empty: dynamic registration).
+    QString getOAuthClientId() const;
+    /// The tokens given with setOAuthTokens() (an empty object when none).
+    Visindigo::Utility::JsonConfig getOAuthTokens() const;
     /// A name, and a command (Stdio) or a url with a scheme (otherwise).
     bool isValid() const;
 
     /// The entry as JSON: name, transport ("stdio"|"sse"|"streamableHttp"), url, command, arguments,
-    /// environment, headers, enabled, autoStart; "roots" and "samplingProviderId" only when set,
-    /// "callTimeout" (ms) only when not 60000.
+    /// environment, headers, enabled, autoStart; "roots", "samplingProviderId" and "oauthClientId"
+    /// only when set, "callTimeout" (ms) only when not 60000; never the OAuth tokens.
     Visindigo::Utility::JsonConfig toJson() const;
     /// Reads what toJson() wrote; returns isValid() afterwards. A JsonConfig whose root is not an object changes
     /// nothing and returns false.

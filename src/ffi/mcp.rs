@@ -223,8 +223,10 @@ pub unsafe extern "C" fn vi_mcp_oauth_client_id(mcp: *const ViMcp) -> ViStr {
 }
 
 /// Gives the entry the tokens of an earlier authorization: JSON object text as a
-/// `McpTokensChanged` event carried it (`{}` forgets them). They are used when the entry is
-/// next connected through a Center, and never written by `vi_mcp_to_json`.
+/// `McpTokensChanged` event carried it. They are used when the entry is next connected through
+/// a Center (newer ones the library got meanwhile stay unless these differ from the ones given
+/// last; `{}` gives none, and the kept ones end with the entry's removal), and never written
+/// by `vi_mcp_to_json`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_mcp_set_oauth_tokens(mcp: *mut ViMcp, json: *const c_char, len: usize) -> ViStatus {
     unsafe {

@@ -1,7 +1,7 @@
 //! What the two HTTP transports share: the HTTP client, the configured headers, URL checks and
 //! readable errors.
 
-use super::oauth::Challenge;
+use super::oauth::{Authorization, Challenge};
 use crate::network::{self, Purpose, SetupError};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::collections::BTreeMap;
@@ -50,6 +50,17 @@ pub async fn status_error(response: reqwest::Response) -> String {
     let body = tokio::time::timeout(Duration::from_secs(2), response.text()).await.ok().and_then(Result::ok).unwrap_or_default();
     let body: String = body.trim().chars().take(500).collect();
     if body.is_empty() { format!("HTTP {status}") } else { format!("HTTP {status}: {body}") }
+}
+
+/// The entry's headers with the access token, which replaces a configured `Authorization`
+/// once the server asked for OAuth; and the generation of that token.
+pub async fn authorized(configured: &HeaderMap, auth: &Authorization) -> (HeaderMap, u64) {
+    let (bearer, generation) = auth.bearer().await;
+    let mut headers = configured.clone();
+    if let Some(bearer) = bearer {
+        headers.insert(reqwest::header::AUTHORIZATION, bearer);
+    }
+    (headers, generation)
 }
 
 /// Why a message did not reach the server.

@@ -7,7 +7,7 @@ use super::http::{self, SendError};
 use super::jsonrpc::Rpc;
 use super::oauth::Authorization;
 use crate::mcp::Mcp;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,9 +38,8 @@ impl Poster {
 
 /// The configured headers and the access token, with the generation it belongs to.
 async fn authorized(request: reqwest::RequestBuilder, headers: &HeaderMap, auth: &Authorization) -> (reqwest::RequestBuilder, u64) {
-    let (bearer, generation) = auth.bearer().await;
-    let request = request.headers(headers.clone());
-    (if let Some(bearer) = bearer { request.header(AUTHORIZATION, bearer) } else { request }, generation)
+    let (headers, generation) = http::authorized(headers, auth).await;
+    (request.headers(headers), generation)
 }
 
 impl LegacySse {

@@ -13,7 +13,7 @@ use super::http::SendError;
 use super::jsonrpc::Rpc;
 use super::oauth::Authorization;
 use crate::mcp::Mcp;
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -131,11 +131,8 @@ impl Shared {
     /// The configured headers, the access token (with the generation it belongs to), the
     /// session and the negotiated version.
     async fn with_headers(&self, request: reqwest::RequestBuilder) -> (reqwest::RequestBuilder, u64) {
-        let (bearer, generation) = self.auth.bearer().await;
-        let mut request = request.headers(self.headers.clone());
-        if let Some(bearer) = bearer {
-            request = request.header(AUTHORIZATION, bearer);
-        }
+        let (headers, generation) = http::authorized(&self.headers, &self.auth).await;
+        let mut request = request.headers(headers);
         if let Some(session) = self.session() {
             request = request.header(SESSION_HEADER, session);
         }

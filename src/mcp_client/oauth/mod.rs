@@ -25,7 +25,7 @@ pub use challenge::Challenge;
 #[cfg(fuzzing)]
 pub use challenge::bearer_params;
 #[cfg(fuzzing)]
-pub use loopback::read_redirect;
+pub use loopback::{Redirect, read_redirect};
 pub use tokens::Tokens;
 
 use super::Listeners;
@@ -77,11 +77,12 @@ impl Authorization {
     }
 
     /// Takes the entry's client id, and its tokens when the application gave other ones than
-    /// last time (otherwise the newest, possibly refreshed, stay).
+    /// last time. Otherwise the newest (refreshed) stay — also for an entry without tokens,
+    /// e.g. a dialog's own entry for the same server.
     pub fn adopt(&self, config: &Mcp) {
         let mut state = self.state();
         state.client_id = config.oauth_client_id.clone();
-        if config.oauth_tokens != state.given {
+        if !config.oauth_tokens.is_empty() && config.oauth_tokens != state.given {
             state.given = config.oauth_tokens.clone();
             state.tokens = config.oauth_tokens.clone();
             state.generation += 1;
@@ -209,4 +210,28 @@ async fn reusable(current: &Tokens, token_endpoint: &str) -> Option<Loopback> {
     let port = reqwest::Url::parse(&current.redirect_uri).ok()?.port()?;
     let loopback = Loopback::bind(port).await.ok()?;
     (loopback.redirect_uri == current.redirect_uri).then_some(loopback)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(auth: &Authorization) -> String {
+        auth.state().tokens.access_token.clone()
+    }
+
+    #[test]
+    fn the_applications_tokens_replace_the_kept_ones_only_when_they_change() {
+        let mut entry = Mcp::new("notes");
+        entry.oauth_tokens.access_token = "given".into();
+        let auth = Authorization::new(&entry, Arc::default());
+        assert_eq!(access(&auth), "given");
+        auth.store(Tokens { access_token: "refreshed".into(), ..Tokens::default() });
+        auth.adopt(&entry);
+        auth.adopt(&Mcp::new("notes"));
+        assert_eq!(access(&auth), "refreshed");
+        entry.oauth_tokens.access_token = "signed in again".into();
+        auth.adopt(&entry);
+        assert_eq!(access(&auth), "signed in again");
+    }
 }
