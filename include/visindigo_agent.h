@@ -1382,8 +1382,10 @@ struct ViStr vi_mcp_oauth_client_id(const struct ViMcp *mcp);
 
 /**
  * Gives the entry the tokens of an earlier authorization: JSON object text as a
- * `McpTokensChanged` event carried it (`{}` forgets them). They are used when the entry is
- * next connected through a Center, and never written by `vi_mcp_to_json`.
+ * `McpTokensChanged` event carried it. They are used when the entry is next connected through
+ * a Center (newer ones the library got meanwhile stay unless these differ from the ones given
+ * last; `{}` gives none, and the kept ones end with the entry's removal), and never written
+ * by `vi_mcp_to_json`.
  */
 ViStatus vi_mcp_set_oauth_tokens(struct ViMcp *mcp, const char *json, size_t len);
 

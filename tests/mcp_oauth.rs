@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 use support::browser;
 use support::mcp_servers::*;
+use support::{chat_server, model, setup, wait_for};
 use url::Url;
-use visindigo_agent::{Center, CenterEvent, CenterSink, Mcp, OAuthTokens, Transport};
+use visindigo_agent::{Center, CenterEvent, CenterSink, Mcp, Message, OAuthTokens, Role, Transport};
 
 /// What the user does with an authorize url.
 #[derive(Clone, Copy, PartialEq)]
@@ -225,6 +226,28 @@ fn a_legacy_sse_server_is_authorized_the_same_way() {
     let who = whoami(&c).unwrap();
     assert!(who.ends_with("token generation 2"), "{who}");
     assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+}
+
+#[test]
+fn a_run_whose_tool_needs_the_server_waits_for_the_user_and_calls_it() {
+    let _serial = serial();
+    let log = log_path("run");
+    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let chat = chat_server(vec![calls(&[("notes__whoami", "{}")]), answer("done")]);
+    let (c, d, _events) = setup(vec![model("m1", &chat.base_url())]);
+    let desk = Desk::new(User::Approves);
+    c.set_sink(Some(desk.clone()));
+    c.add_mcp(server.entry("notes", Transport::StreamableHttp, "/mcp"));
+    d.append_message(Message::new(Role::User, "who am I?"));
+    d.run();
+    wait_for("the run to finish", || !d.is_streaming());
+    let messages = d.messages();
+    assert_eq!(messages[2].role, Role::Tool);
+    assert!(messages[2].content.ends_with("token generation 2"), "{}", messages[2].content);
+    assert_eq!(messages.last().unwrap().content, "done");
+    assert_eq!(desk.urls().len(), 1);
     drop(c);
     visindigo_agent::shutdown_mcp_servers();
 }
