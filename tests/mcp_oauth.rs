@@ -217,6 +217,25 @@ fn a_spent_refresh_token_leads_to_the_user_again_who_may_refuse() {
 }
 
 #[test]
+fn a_configured_client_id_is_used_instead_of_registering() {
+    let _serial = serial();
+    let log = log_path("configured");
+    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let mut entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
+    entry.oauth_client_id = "vi-test-app".into();
+    let desk = Desk::new(User::Approves);
+    let c = center_with(entry, &desk);
+    let who = whoami(&c).unwrap();
+    assert_eq!(who, "client vi-test-app, token generation 2");
+    assert_eq!(events(&log), ["authorize", "exchange", "refresh"], "no registration");
+    let authorize = Url::parse(&desk.urls()[0]).unwrap();
+    assert!(authorize.query_pairs().any(|(k, v)| k == "client_id" && v == "vi-test-app"));
+    assert_eq!(desk.tokens()[1].1.client_id, "vi-test-app");
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+}
+
+#[test]
 fn a_legacy_sse_server_is_authorized_the_same_way() {
     let _serial = serial();
     let log = log_path("sse");

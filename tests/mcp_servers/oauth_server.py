@@ -3,6 +3,10 @@ server support (SPEC §H.4.6): protected-resource and authorization-server metad
 client registration, PKCE authorization codes, refresh tokens, all in memory. The authorize
 endpoint approves at once (the test plays the user's browser).
 
+Besides the clients that register themselves, one is registered beforehand, as an
+application's own would be: `vi-test-app`, a public client that may redirect to any port of
+127.0.0.1 (RFC 8252 §7.3) — the SDK itself matches registered redirect uris exactly.
+
 The first access token of an authorization lives 30 s — inside the client's 60 s refresh
 margin, so the next request refreshes it; refreshed ones live an hour. Refresh tokens rotate.
 
@@ -29,7 +33,7 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import MCPServer
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth import InvalidRedirectUriError, OAuthClientInformationFull, OAuthToken
 
 from serve import serve
 
@@ -44,9 +48,24 @@ def log(event: str, **fields) -> None:
         f.write(json.dumps({"event": event, **fields}) + "\n")
 
 
+class LoopbackClient(OAuthClientInformationFull):
+    """A native application's client: any loopback port, path /callback."""
+
+    def validate_redirect_uri(self, redirect_uri):
+        if redirect_uri is None or redirect_uri.scheme != "http" or redirect_uri.host != "127.0.0.1" \
+                or redirect_uri.path != "/callback":
+            raise InvalidRedirectUriError(f"{redirect_uri} is not a loopback /callback uri")
+        return redirect_uri
+
+
+APP = LoopbackClient(client_id="vi-test-app", redirect_uris=["http://127.0.0.1/callback"],
+                     token_endpoint_auth_method="none", grant_types=["authorization_code", "refresh_token"],
+                     response_types=["code"], scope="notes")
+
+
 class Provider:
     def __init__(self) -> None:
-        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.clients: dict[str, OAuthClientInformationFull] = {APP.client_id: APP}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
@@ -66,7 +85,8 @@ class Provider:
             code=code, scopes=params.scopes or [], expires_at=time.time() + 300, client_id=client.client_id,
             code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource)
-        log("authorize", resource=params.resource, scopes=params.scopes, has_state=bool(params.state))
+        log("authorize", client=client.client_id, resource=params.resource, scopes=params.scopes,
+            has_state=bool(params.state))
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
     async def load_authorization_code(self, client, authorization_code: str):
