@@ -38,14 +38,25 @@ bool deliversAtOnce(const DialogGuard& guard, const Dialog* dialog)
     return !guard.posted && guard.queue.isEmpty() && QThread::currentThread() == dialog->thread();
 }
 
-// Posts the drain unless one is queued or running. Called with the guard's mutex held and
-// the dialog alive.
-void schedule(const GuardPtr& guard, Dialog* dialog)
+// Claims the drain unless one is queued or running: true when the caller must post it, with
+// postDrain() once it has released the guard's mutex (called with it held). Posting under the
+// mutex woke the dialog's thread only for it to block on that mutex and be woken a second
+// time — which, with every core busy, waits for a scheduler slice (BENCHMARKS.md, "eighth
+// session").
+bool claimDrain(DialogGuard& guard)
 {
-    if (guard->posted)
-        return;
-    guard->posted = true;
-    QMetaObject::invokeMethod(dialog, [guard]() { drain(guard); }, Qt::QueuedConnection);
+    if (guard.posted)
+        return false;
+    guard.posted = true;
+    return true;
+}
+
+// Posts the drain claimed by claimDrain(), unless the dialog is gone; without the mutex.
+void postDrain(const GuardPtr& guard)
+{
+    QMutexLocker posting(&guard->posting);
+    if (Dialog* dialog = guard->dialog)
+        QMetaObject::invokeMethod(dialog, [guard]() { drain(guard); }, Qt::QueuedConnection);
 }
 
 void emitText(Dialog* dialog, DeliveryQueue::Kind kind, const QString& text)
@@ -111,12 +122,13 @@ void drain(const GuardPtr& guard)
     if (released)
         return;
     QMutexLocker lock(&guard->mutex);
-    Dialog* dialog = guard->dialog;
-    if (!dialog)
+    if (!guard->dialog)
         return;
     guard->posted = false;
-    if (!guard->queue.isEmpty())
-        schedule(guard, dialog);
+    const bool post = !guard->queue.isEmpty() && claimDrain(*guard);
+    lock.unlock();
+    if (post)
+        postDrain(guard);
 }
 
 } // namespace
@@ -137,7 +149,10 @@ bool dispatch(const GuardPtr& guard, std::function<void(Dialog*)> task)
     }
     guard->queue.items.push_back({DeliveryQueue::Task, 0});
     guard->queue.tasks.push_back(std::move(task));
-    schedule(guard, dialog);
+    const bool post = claimDrain(*guard);
+    lock.unlock();
+    if (post)
+        postDrain(guard);
     return true;
 }
 
@@ -177,7 +192,10 @@ void dispatchText(const GuardPtr& guard, DeliveryQueue::Kind kind, ViStr text)
         return;
     }
     packText(guard->queue, kind, text);
-    schedule(guard, dialog);
+    const bool post = claimDrain(*guard);
+    lock.unlock();
+    if (post)
+        postDrain(guard);
 }
 
 std::function<void(Dialog*)> taskFor(const ViEvent& event)
@@ -321,8 +339,10 @@ void onEvents(void* userData, const ViEvent* events, size_t count)
         } catch (...) {
             // Out of memory part-way: what was queued is still delivered.
         }
-        if (!guard->queue.isEmpty())
-            schedule(guard, dialog);
+        const bool post = !guard->queue.isEmpty() && claimDrain(*guard);
+        lock.unlock();
+        if (post)
+            postDrain(guard);
     } catch (...) {
     }
 }
@@ -347,6 +367,7 @@ GuardPtr attach(ViDialog* handle, Dialog* dialog)
 void detach(ViDialog* handle, const GuardPtr& guard)
 {
     if (guard) {
+        QMutexLocker posting(&guard->posting);
         QMutexLocker lock(&guard->mutex);
         guard->dialog = nullptr;
     }

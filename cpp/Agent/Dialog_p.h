@@ -60,7 +60,10 @@ struct DeliveryQueue
 struct DialogGuard
 {
     QMutex mutex;
-    Dialog* dialog = nullptr; // guarded by mutex; nulled first thing by ~Dialog
+    // Held while a drain is posted outside `mutex`; ~Dialog takes both to null `dialog`, so
+    // either one makes reading it safe.
+    QMutex posting;
+    Dialog* dialog = nullptr; // guarded by mutex (and posting); nulled first thing by ~Dialog
     DeliveryQueue queue;      // guarded by mutex
     bool posted = false;      // a drain is queued or running; guarded by mutex
 };
