@@ -103,7 +103,7 @@ def main():
                 for per_second, count in ((2000, 10000), (200, 2000)):
                     stream_cases += [(f"{prefix}_{per_second}",
                                       [{"$paced": {"count": count // scale, "delta": "", "per_second": per_second, "stamp_content": True}}],
-                                      ["ours", "qt", "raw"])]
+                                      ["ours", "qt", "raw", "cabi", "rawpost"])]
         for case, events, impls in stream_cases:
             server.script(events)
             print(f"{case}:", file=sys.stderr, flush=True)
@@ -265,6 +265,11 @@ def print_table(samples, runs):
             tail("ours"), f"Qt-native {tail('qt')}; floor (raw) {tail('raw')}",
             f"{g('ours', 'p50_ns') / g('qt', 'p50_ns'):.2f} / {g('ours', 'p99_ns') / g('qt', 'p99_ns'):.2f}",
             "p50 and p99 ≤ Qt-native's", met and not f)
+        # Where ours spends its tail: at the library thread (cabi), and the floor of the same
+        # two hand-offs without HTTP or JSON (rawpost).
+        if g("cabi", "p50_ns") and g("rawpost", "p50_ns"):
+            row(f"… {what}: bare C ABI callback on the library thread / floor of two hand-offs (rawpost)",
+                f"{tail('cabi')} / {tail('rawpost')}", "—", "—", "(information)", None)
 
     for case in ("view_3000_at_1000", "view_3000_at_10000"):
         o, n, f = med(samples, case, "ours")
