@@ -79,18 +79,32 @@ fn events(log: &str) -> Vec<String> {
     std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].as_str().unwrap().to_owned()).collect()
 }
 
-fn log_path(name: &str) -> String {
-    let path = std::env::temp_dir().join(format!("vi-oauth-{}-{name}.jsonl", std::process::id()));
+/// oauth_server.py in `mode` (streamable-http, sse), logging to a fresh file named after `test`.
+fn oauth_server(mode: &str, test: &str) -> (HttpServer, String) {
+    let path = std::env::temp_dir().join(format!("vi-oauth-{}-{test}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
-    path.to_string_lossy().into_owned()
+    let log = path.to_string_lossy().into_owned();
+    (HttpServer::start_with("oauth_server.py", mode, None, &[&log]), log)
 }
 
-/// `whoami` through `request_mcp` (at most 60 s: an authorization included).
-fn whoami(c: &Center) -> Result<String, String> {
+/// Ends a test: the Center goes, and with the pool emptied no connection (or token) is left
+/// for the next test.
+fn finish(c: Center) {
+    drop(c);
+    visindigo_agent::shutdown_mcp_servers();
+}
+
+/// Tool `tool` of the server through `request_mcp`: its text (at most 60 s: an authorization
+/// included).
+fn call(c: &Center, tool: &str) -> Result<String, String> {
     let (tx, rx) = mpsc::channel();
-    c.request_mcp("notes", "tools/call", Some(json!({"name": "whoami", "arguments": {}})), move |outcome| tx.send(outcome).unwrap());
+    c.request_mcp("notes", "tools/call", Some(json!({"name": tool, "arguments": {}})), move |outcome| tx.send(outcome).unwrap());
     let result = rx.recv_timeout(Duration::from_secs(60)).expect("request_mcp calls back")?;
     Ok(result["content"][0]["text"].as_str().unwrap_or_default().to_owned())
+}
+
+fn whoami(c: &Center) -> Result<String, String> {
+    call(c, "whoami")
 }
 
 fn center_with(entry: Mcp, desk: &Arc<Desk>) -> Center {
@@ -107,8 +121,7 @@ fn secrets_of(tokens: &OAuthTokens) -> [String; 2] {
 #[test]
 fn from_the_first_401_to_a_refreshed_token_and_back_from_storage() {
     let _serial = serial();
-    let log = log_path("flow");
-    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let (server, log) = oauth_server("streamable-http", "flow");
     let entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
     let resource = entry.url.clone();
 
@@ -153,12 +166,7 @@ fn from_the_first_401_to_a_refreshed_token_and_back_from_storage() {
     }
 
     // The server revokes the access token: the next request refreshes, without the user.
-    let revoked = {
-        let (tx, rx) = mpsc::channel();
-        c.request_mcp("notes", "tools/call", Some(json!({"name": "revoke_all", "arguments": {}})), move |o| tx.send(o).unwrap());
-        rx.recv_timeout(Duration::from_secs(30)).unwrap()
-    };
-    assert!(revoked.is_ok(), "{revoked:?}");
+    assert_eq!(call(&c, "revoke_all"), Ok("revoked".to_owned()));
     assert!(whoami(&c).unwrap().ends_with("token generation 3"));
     assert_eq!(events(&log).last().map(String::as_str), Some("refresh"));
     assert_eq!(desk.urls().len(), 1, "no new authorization");
@@ -166,8 +174,7 @@ fn from_the_first_401_to_a_refreshed_token_and_back_from_storage() {
 
     // A new process: the application gives the stored tokens back with the entry. They are
     // used as they are — no discovery, no user.
-    drop(c);
-    visindigo_agent::shutdown_mcp_servers();
+    finish(c);
     let mut restored = entry.clone();
     restored.oauth_tokens = newest.clone();
     let desk = Desk::new(User::Approves);
@@ -176,8 +183,7 @@ fn from_the_first_401_to_a_refreshed_token_and_back_from_storage() {
     assert!(desk.urls().is_empty() && desk.tokens().is_empty());
 
     // Stored tokens that expired meanwhile are refreshed before the first request.
-    drop(c);
-    visindigo_agent::shutdown_mcp_servers();
+    finish(c);
     restored.oauth_tokens.expires_at = visindigo_agent_now() - 10;
     let desk = Desk::new(User::Approves);
     let c = center_with(restored, &desk);
@@ -185,15 +191,13 @@ fn from_the_first_401_to_a_refreshed_token_and_back_from_storage() {
     assert!(desk.urls().is_empty());
     assert_eq!(desk.tokens().len(), 1);
     assert_eq!(events(&log).iter().filter(|e| *e == "register").count(), 1, "the registration is kept with the tokens");
-    drop(c);
-    visindigo_agent::shutdown_mcp_servers();
+    finish(c);
 }
 
 #[test]
 fn a_spent_refresh_token_leads_to_the_user_again_who_may_refuse() {
     let _serial = serial();
-    let log = log_path("refused");
-    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let (server, log) = oauth_server("streamable-http", "refused");
     let mut entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
     // Tokens the server never issued: the refresh is refused, then the user is asked.
     entry.oauth_tokens = OAuthTokens {
@@ -211,16 +215,14 @@ fn a_spent_refresh_token_leads_to_the_user_again_who_may_refuse() {
     assert_eq!(desk.urls().len(), 1);
     assert!(desk.tokens().is_empty());
     assert!(!refused.contains("forged"));
-    assert_eq!(events(&log), ["register"], "a new client, since the stored one is unknown to this token endpoint's server");
-    drop(c);
-    visindigo_agent::shutdown_mcp_servers();
+    assert_eq!(events(&log), ["register"], "a new registration: the stored client came without its redirect uri");
+    finish(c);
 }
 
 #[test]
 fn a_configured_client_id_is_used_instead_of_registering() {
     let _serial = serial();
-    let log = log_path("configured");
-    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let (server, log) = oauth_server("streamable-http", "configured");
     let mut entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
     entry.oauth_client_id = "vi-test-app".into();
     let desk = Desk::new(User::Approves);
@@ -231,29 +233,25 @@ fn a_configured_client_id_is_used_instead_of_registering() {
     let authorize = Url::parse(&desk.urls()[0]).unwrap();
     assert!(authorize.query_pairs().any(|(k, v)| k == "client_id" && v == "vi-test-app"));
     assert_eq!(desk.tokens()[1].1.client_id, "vi-test-app");
-    drop(c);
-    visindigo_agent::shutdown_mcp_servers();
+    finish(c);
 }
 
 #[test]
 fn a_legacy_sse_server_is_authorized_the_same_way() {
     let _serial = serial();
-    let log = log_path("sse");
-    let server = HttpServer::start_with("oauth_server.py", "sse", None, &[&log]);
+    let (server, log) = oauth_server("sse", "sse");
     let desk = Desk::new(User::Approves);
     let c = center_with(server.entry("notes", Transport::Sse, "/sse"), &desk);
     let who = whoami(&c).unwrap();
     assert!(who.ends_with("token generation 2"), "{who}");
     assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
-    drop(c);
-    visindigo_agent::shutdown_mcp_servers();
+    finish(c);
 }
 
 #[test]
 fn a_run_whose_tool_needs_the_server_waits_for_the_user_and_calls_it() {
     let _serial = serial();
-    let log = log_path("run");
-    let server = HttpServer::start_with("oauth_server.py", "streamable-http", None, &[&log]);
+    let (server, log) = oauth_server("streamable-http", "run");
     let chat = chat_server(vec![calls(&[("notes__whoami", "{}")]), answer("done")]);
     let (c, d, _events) = setup(vec![model("m1", &chat.base_url())]);
     let desk = Desk::new(User::Approves);
@@ -267,8 +265,8 @@ fn a_run_whose_tool_needs_the_server_waits_for_the_user_and_calls_it() {
     assert!(messages[2].content.ends_with("token generation 2"), "{}", messages[2].content);
     assert_eq!(messages.last().unwrap().content, "done");
     assert_eq!(desk.urls().len(), 1);
-    drop(c);
-    visindigo_agent::shutdown_mcp_servers();
+    assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
+    finish(c);
 }
 
 fn visindigo_agent_now() -> u64 {
