@@ -63,6 +63,18 @@ pub async fn authorized(configured: &HeaderMap, auth: &Authorization) -> (Header
     (headers, generation)
 }
 
+/// A whole answer body of at most `limit` bytes; `too_large` says why a longer one is refused.
+pub async fn read_limited(mut response: reqwest::Response, limit: usize, too_large: impl Fn() -> String) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| network::describe(&e))? {
+        body.extend_from_slice(&chunk);
+        if body.len() > limit {
+            return Err(too_large());
+        }
+    }
+    Ok(body)
+}
+
 /// Why a message did not reach the server.
 pub(crate) enum SendError {
     /// The server answered 404 to a request with a session id: it forgot the session.

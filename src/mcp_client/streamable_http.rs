@@ -190,7 +190,7 @@ impl StreamableHttp {
         if is_stream {
             self.read_stream(response, id).await
         } else {
-            let body = read_limited(response).await.map_err(SendError::Failed)?;
+            let body = http::read_limited(response, MESSAGE_LIMIT, too_large).await.map_err(SendError::Failed)?;
             let message = serde_json::from_slice::<Value>(&body)
                 .map_err(|e| SendError::Failed(format!("the server's answer is not JSON: {e}")))?;
             self.0.deliver(message, Some(id));
@@ -253,15 +253,4 @@ impl StreamableHttp {
             let _ = tokio::time::timeout(Duration::from_secs(2), end).await;
         }
     }
-}
-
-async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| crate::network::describe(&e))? {
-        body.extend_from_slice(&chunk);
-        if body.len() > MESSAGE_LIMIT {
-            return Err(too_large());
-        }
-    }
-    Ok(body)
 }

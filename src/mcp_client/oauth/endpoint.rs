@@ -72,15 +72,9 @@ pub async fn post(url: &Url, body: Body) -> Result<Answer, String> {
 
 async fn exchange(url: &Url, client: &crate::network::Client, request: reqwest::RequestBuilder) -> Result<Answer, String> {
     let answer = async {
-        let mut response = request.send().await.map_err(|e| http::describe(&e, client))?;
+        let response = request.send().await.map_err(|e| http::describe(&e, client))?;
         let status = response.status();
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| crate::network::describe(&e))? {
-            body.extend_from_slice(&chunk);
-            if body.len() > BODY_LIMIT {
-                return Err(format!("the answer is larger than {} KiB", BODY_LIMIT >> 10));
-            }
-        }
+        let body = http::read_limited(response, BODY_LIMIT, || format!("the answer is larger than {} KiB", BODY_LIMIT >> 10)).await?;
         let object = match serde_json::from_slice::<Value>(&body) {
             Ok(Value::Object(object)) => object,
             _ if body.iter().all(u8::is_ascii_whitespace) || !status.is_success() => Map::new(),
