@@ -33,6 +33,12 @@ class Server:
                                      headers={"Content-Type": "application/json"})
         urllib.request.urlopen(req).read()
 
+    def pin(self, cpus):
+        """Keeps every thread of the server on `cpus` (None: any CPU again)."""
+        cpus = cpus if cpus is not None else os.sched_getaffinity(0)
+        for tid in os.listdir(f"/proc/{self.proc.pid}/task"):
+            os.sched_setaffinity(int(tid), cpus)
+
     def stop(self):
         self.proc.stdin.close()
         self.proc.wait(timeout=10)
@@ -109,6 +115,11 @@ def main():
             print(f"{case}:", file=sys.stderr, flush=True)
             burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)] \
                 if case.startswith("busy") else []
+            # On a full machine the core the paced server wrote from decided whether a run's
+            # wake-ups were local or cross-core: every implementation's p50 flipped between
+            # ~17 and ~50 us from run to run (BENCHMARKS.md, "ninth session"). The
+            # instrument is held on the first core so every run sees the same placement.
+            server.pin({min(os.sched_getaffinity(0))} if burners else None)
             lat = ["--latency"] if "_paced_" in case else []
             lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic")) else []
             lat += ["--dialogs", "16"] if case.startswith("many_16") else []
