@@ -117,7 +117,7 @@ def main():
                 if case.startswith("busy") else []
             # On a full machine the core the paced server wrote from decided whether a run's
             # wake-ups were local or cross-core: every implementation's p50 flipped between
-            # ~17 and ~50 us from run to run (BENCHMARKS.md, "ninth session"). The
+            # ~17 and ~50 us from run to run (BENCHMARKS.md, "ninth and tenth sessions"). The
             # instrument is held on the first core so every run sees the same placement.
             server.pin({min(os.sched_getaffinity(0))} if burners else None)
             lat = ["--latency"] if "_paced_" in case else []
