@@ -69,6 +69,10 @@ def main():
     ap.add_argument("--cases", default="", help="comma-separated stream cases of those groups, e.g. latency_paced_200")
     ap.add_argument("--impls", default="", help="comma-separated implementations of those cases, e.g. ours,qt,rawpost")
     args = ap.parse_args()
+    cases = set(args.cases.split(",")) if args.cases else None
+    impls_kept = set(args.impls.split(",")) if args.impls else None
+    if impls_kept is not None and not {"ours", "qt"} <= impls_kept:
+        ap.error("--impls must keep ours and qt: every row of the table is their ratio")
     build = os.path.abspath(args.build)
     groups = set(args.only.split(",")) if args.only else {"stream", "apis", "latency", "busy", "memory", "many", "view", "values", "core"}
     samples = {}  # (case, impl) -> list of rows
@@ -115,10 +119,10 @@ def main():
                     stream_cases += [(f"{prefix}_{per_second}",
                                       [{"$paced": {"count": count // scale, "delta": "", "per_second": per_second, "stamp_content": True}}],
                                       ["ours", "qt", "raw", "cabi", "rawpost"])]
-        if args.cases:
-            stream_cases = [c for c in stream_cases if c[0] in args.cases.split(",")]
-        if args.impls:
-            stream_cases = [(c, e, [i for i in impls if i in args.impls.split(",")]) for c, e, impls in stream_cases]
+        if cases is not None:
+            stream_cases = [c for c in stream_cases if c[0] in cases]
+        if impls_kept is not None:
+            stream_cases = [(c, e, [i for i in impls if i in impls_kept]) for c, e, impls in stream_cases]
         for case, events, impls in stream_cases:
             server.script(events)
             print(f"{case}:", file=sys.stderr, flush=True)
