@@ -777,11 +777,23 @@ impl serde::Serialize for DialogOut<'_> {
 
 impl Drop for Shared {
     fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
         // Destroying a dialog aborts its run (SPEC §E.6); the run holds only a weak reference.
-        if let Some(run) = self.state.get_mut().unwrap_or_else(|e| e.into_inner()).run.take() {
+        if let Some(run) = state.run.take() {
             run.cancel.cancel();
         }
+        if heavy(&state.messages) {
+            crate::reclaim::later(std::mem::take(&mut state.messages));
+        }
     }
+}
+
+/// Whether freeing a history is worth a hand-off to the reclaiming thread: a send costs about
+/// what freeing a few messages does.
+fn heavy(messages: &[Message]) -> bool {
+    const MESSAGES: usize = 16;
+    const BYTES: usize = 64 << 10;
+    messages.len() >= MESSAGES || messages.iter().map(|m| m.content.len()).sum::<usize>() >= BYTES
 }
 
 #[cfg(test)]
@@ -814,6 +826,23 @@ mod tests {
         assert_eq!(d.capability_requirement(), capability::TEXT);
         assert_eq!(d.last_message(), Message::default());
         assert_eq!(d.find_last_assistant_message(), -1);
+    }
+
+    #[test]
+    fn a_dropped_dialog_frees_its_history_small_or_large() {
+        for count in [1, 16, 1000] {
+            let content = Text::from("a message's text");
+            let d = Dialog::new(&Center::new());
+            for _ in 0..count {
+                d.append_message(Message { content: content.clone(), ..Message::default() });
+            }
+            drop(d);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while content.owners() > 1 && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            assert_eq!(content.owners(), 1, "the history of {count} messages is freed");
+        }
     }
 
     #[test]

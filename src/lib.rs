@@ -22,6 +22,7 @@ mod outbox;
 mod persist;
 mod prompt;
 mod provider;
+mod reclaim;
 mod run;
 mod runtime;
 mod skill;

@@ -18,6 +18,12 @@ impl Text {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// How many values share this text (tests watch a history being freed).
+    #[cfg(test)]
+    pub(crate) fn owners(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
 }
 
 impl Default for Text {
