@@ -837,10 +837,7 @@ mod tests {
                 d.append_message(Message { content: content.clone(), ..Message::default() });
             }
             drop(d);
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-            while content.owners() > 1 && std::time::Instant::now() < deadline {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
+            crate::reclaim::tests::eventually(|| content.owners() == 1);
             assert_eq!(content.owners(), 1, "the history of {count} messages is freed");
         }
     }

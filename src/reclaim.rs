@@ -30,15 +30,15 @@ pub(crate) fn later<T: Send + 'static>(value: T) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    /// Waits until `held` is the value's only owner left.
-    fn wait_unique<T>(held: &Arc<T>) -> bool {
+    /// Waits up to 10 s for `done`, the reclaiming thread's work being seen from another.
+    pub(crate) fn eventually(done: impl Fn() -> bool) -> bool {
         let deadline = Instant::now() + Duration::from_secs(10);
-        while Arc::strong_count(held) > 1 {
+        while !done() {
             if Instant::now() > deadline {
                 return false;
             }
@@ -49,18 +49,22 @@ mod tests {
 
     #[test]
     fn a_value_handed_over_is_dropped_on_the_reclaiming_thread() {
-        struct Probe(Arc<()>, std::sync::mpsc::Sender<Option<String>>);
+        /// Holds `held` until dropped, then says on which thread.
+        struct Probe {
+            _owner: Arc<()>,
+            thread: std::sync::mpsc::Sender<Option<String>>,
+        }
         impl Drop for Probe {
             fn drop(&mut self) {
-                let _ = self.1.send(std::thread::current().name().map(str::to_owned));
+                let _ = self.thread.send(std::thread::current().name().map(str::to_owned));
             }
         }
         let held = Arc::new(());
         let (tx, rx) = channel();
         for _ in 0..100 {
-            later(Probe(held.clone(), tx.clone()));
+            later(Probe { _owner: held.clone(), thread: tx.clone() });
         }
-        assert!(wait_unique(&held), "every value handed over is dropped");
+        assert!(eventually(|| Arc::strong_count(&held) == 1), "every value handed over is dropped");
         let names: Vec<_> = rx.try_iter().collect();
         assert_eq!(names.len(), 100);
         assert!(names.iter().all(|n| n.as_deref() == Some("visindigo-reclaim")), "{names:?}");
