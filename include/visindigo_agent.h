@@ -1411,7 +1411,8 @@ ViStatus vi_mcp_from_json(struct ViMcp *mcp, const char *json, size_t len, bool 
 
 /**
  * Shuts down every MCP server connection the library holds: stdio servers get their stdin
- * closed, then SIGTERM, then SIGKILL, and are reaped; HTTP sessions are ended. Runs started
+ * closed, then SIGTERM and SIGKILL (on Windows: their Job Object is terminated), and are
+ * reaped; HTTP sessions are ended. Runs started
  * later connect again. Thread: any, except a library callback thread; blocks for at most
  * about 8 seconds. The library also ends remaining stdio servers when the process exits.
  */

@@ -262,7 +262,8 @@ pub unsafe extern "C" fn vi_mcp_from_json(mcp: *mut ViMcp, json: *const c_char, 
 }
 
 /// Shuts down every MCP server connection the library holds: stdio servers get their stdin
-/// closed, then SIGTERM, then SIGKILL, and are reaped; HTTP sessions are ended. Runs started
+/// closed, then SIGTERM and SIGKILL (on Windows: their Job Object is terminated), and are
+/// reaped; HTTP sessions are ended. Runs started
 /// later connect again. Thread: any, except a library callback thread; blocks for at most
 /// about 8 seconds. The library also ends remaining stdio servers when the process exits.
 #[unsafe(no_mangle)]

@@ -1,133 +1,93 @@
-//! The stdio servers' processes: the one place that knows the platform's process control.
+//! The stdio servers' processes: how they are started and ended, and the one list of those
+//! still running. The platform's process control is in `children/unix.rs` and
+//! `children/windows.rs`, behind the functions of this module; nothing else in the library
+//! knows the platform (SPEC §I.1.1).
 //!
-//! Their ids are kept outside the async runtime so that they can be ended from anywhere:
-//! `shutdown_all` after its graceful attempt, and an `atexit` handler (registered when the first
-//! child is spawned) that terminates what is left when the host process exits. On Linux a child
-//! also gets `PR_SET_PDEATHSIG`, for a host that is killed outright.
-//!
-//! Platforms: Linux has all of it. Other Unix systems (macOS, the BSDs) have signals and the
-//! `atexit` handler but no parent-death signal, so a host killed with SIGKILL leaves its stdio
-//! servers running until they read EOF on stdin. Elsewhere (Windows) nothing here is done yet:
-//! `stop` only closes stdin, and a port needs `TerminateProcess` and a job object with
-//! `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE` (README, "Platforms").
+//! Every child is tracked from its spawn until it is reaped, outside the async runtime, so it
+//! can be ended from anywhere: `Stdio::shutdown` in stages, `terminate_all_now` after
+//! `shutdown_all`, and when the host exits or dies:
+//! * Linux: `PR_SET_PDEATHSIG` for a host killed outright, an `atexit` handler for one that
+//!   exits. Other Unix systems (macOS, the BSDs) have the `atexit` handler only, so a host
+//!   killed with SIGKILL leaves its stdio servers running until they read EOF on stdin.
+//! * Windows: each child is in a Job Object of its own with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`;
+//!   the host's handle to it is its only one, so the job (the server and whatever it started,
+//!   such as the `node` behind `npx.cmd`) ends when the host exits or is killed.
 
+use crate::mcp::Mcp;
 use std::sync::{Mutex, Once};
-use std::time::Duration;
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as platform;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as platform;
 
 /// A child's process id, as `std::process::Child::id` gives it.
 pub type Pid = u32;
 
-/// How to ask a child to end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
-    Terminate,
-    Kill,
-}
+/// One step of ending a child, as the platform has them (`unix::Stage`, `windows::Stage`);
+/// a shutdown goes through `STAGES` in order after the server had its grace period with
+/// stdin closed, each step followed by the same grace: Unix SIGTERM then SIGKILL, Windows the
+/// job terminated.
+pub use platform::{STAGES, Stage};
 
-static CHILDREN: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
+/// The children not reaped yet, each with what the platform needs to end it.
+static CHILDREN: Mutex<Vec<(Pid, platform::Tracked)>> = Mutex::new(Vec::new());
 
-fn children() -> std::sync::MutexGuard<'static, Vec<Pid>> {
+fn children() -> std::sync::MutexGuard<'static, Vec<(Pid, platform::Tracked)>> {
     CHILDREN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Makes the child spawned by `command` end when the host does (Linux; a no-op elsewhere).
-///
-/// The child is spawned from a runtime worker thread (these live as long as the process), so
-/// `PR_SET_PDEATHSIG`, which fires when the spawning *thread* ends, means "the host died".
-pub fn end_with_host(command: &mut tokio::process::Command) {
-    #[cfg(target_os = "linux")]
-    {
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            command.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
-                if libc::getppid() != parent {
-                    // The host died before the death signal was armed.
-                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
-                }
-                Ok(())
-            });
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = command;
+/// The command that starts `config`'s server: its program found as the platform finds
+/// programs (`npx` is `npx.cmd` on Windows), its arguments, its environment added to the
+/// inherited one, no console window, and the parent-death signal where there is one.
+pub fn command(config: &Mcp) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(platform::program(&config.command, &config.environment));
+    command.args(&config.arguments).envs(&config.environment).kill_on_drop(false);
+    platform::prepare(&mut command);
+    command
 }
 
-/// Remembers a child just spawned.
-pub fn track(pid: Pid) {
-    static AT_EXIT: Once = Once::new();
-    AT_EXIT.call_once(|| {
-        #[cfg(unix)]
-        // SAFETY: registers a plain `extern "C" fn()` without captured state.
-        unsafe {
-            libc::atexit(at_exit);
-        }
-    });
-    children().push(pid);
+/// Remembers a child just spawned (on Windows: puts it into its job) and returns its id.
+pub fn track(child: &tokio::process::Child) -> Result<Pid, String> {
+    static FIRST: Once = Once::new();
+    FIRST.call_once(platform::on_first_child);
+    let pid = child.id().ok_or("the server exited at once")?;
+    let tracked = platform::adopt(child, pid)?;
+    children().push((pid, tracked));
+    Ok(pid)
 }
 
-/// Forgets a child that has been reaped.
+/// Forgets a child that has been reaped (on Windows this also ends what it left in its job).
 pub fn forget(pid: Pid) {
-    children().retain(|p| *p != pid);
+    let gone: Vec<_> = {
+        let mut list = children();
+        let (gone, kept) = std::mem::take(&mut *list).into_iter().partition(|(p, _)| *p == pid);
+        *list = kept;
+        gone
+    };
+    drop(gone);
 }
 
-/// Sends `signal` to a child that has not been reaped yet (so the pid is still ours).
-pub fn signal(pid: Pid, signal: Signal) {
-    #[cfg(unix)]
-    {
-        let number = match signal {
-            Signal::Terminate => libc::SIGTERM,
-            Signal::Kill => libc::SIGKILL,
-        };
-        // SAFETY: a plain system call on our own child.
-        unsafe { libc::kill(pid as libc::pid_t, number) };
+/// Asks a child that has not been reaped yet to end; one that is already forgotten is left
+/// alone, so an id the system gave to another process since is never touched.
+pub fn stop(pid: Pid, stage: Stage) {
+    if let Some((_, tracked)) = children().iter().find(|(p, _)| *p == pid) {
+        platform::stop(pid, tracked, stage);
     }
-    #[cfg(not(unix))]
-    let _ = (pid, signal);
 }
 
-#[cfg(unix)]
-extern "C" fn at_exit() {
-    terminate_all_now();
-}
-
-/// Synchronously ends every remaining child: SIGTERM, up to 2 s for them to exit, then
-/// SIGKILL, and reaps them. Needs no runtime.
+/// Synchronously ends every remaining child (Unix: SIGTERM, up to 2 s for them to exit, then
+/// SIGKILL, and reaps them; Windows: terminates their jobs). Needs no runtime.
 pub fn terminate_all_now() {
-    let pids: Vec<Pid> = std::mem::take(&mut *children());
-    if pids.is_empty() {
-        return;
-    }
-    for &pid in &pids {
-        signal(pid, Signal::Terminate);
-    }
-    let left = reap_within(pids, Duration::from_secs(2));
-    for &pid in &left {
-        signal(pid, Signal::Kill);
-    }
-    reap_within(left, Duration::from_secs(1));
-}
-
-/// Polls `waitpid` until every pid is gone or `limit` has passed; returns those still alive.
-#[cfg(unix)]
-fn reap_within(mut pids: Vec<Pid>, limit: Duration) -> Vec<Pid> {
-    let start = std::time::Instant::now();
-    loop {
-        pids.retain(|&pid| {
-            let mut status = 0;
-            // SAFETY: WNOHANG on a specific child; -1 (already reaped elsewhere) counts as gone.
-            let r = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) };
-            r == 0
-        });
-        if pids.is_empty() || start.elapsed() >= limit {
-            return pids;
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    let left: Vec<_> = std::mem::take(&mut *children());
+    if !left.is_empty() {
+        platform::end_now(left);
     }
 }
 
-#[cfg(not(unix))]
-fn reap_within(pids: Vec<Pid>, _limit: Duration) -> Vec<Pid> {
-    pids
-}
+#[cfg(test)]
+pub use platform::is_running;

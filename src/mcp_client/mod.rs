@@ -4,9 +4,9 @@
 //! **Design.** This is a small hand-written JSON-RPC client rather than the official `rmcp`
 //! SDK. The run needs exact control over things rmcp keeps to itself or lacks: the staged stdio
 //! shutdown (close stdin, SIGTERM, SIGKILL, reap) with `PR_SET_PDEATHSIG` and an `atexit`
-//! fallback, a bounded stderr tail in error messages, re-initialising a streamable HTTP session
-//! the server forgot, per-call timeouts and cancellation that never poison a connection, and the
-//! legacy HTTP+SSE transport, which rmcp no longer has. All of it needs only what the crate
+//! fallback (a Job Object on Windows), a bounded stderr tail in error messages,
+//! re-initialising a streamable HTTP session the server forgot, per-call timeouts and
+//! cancellation that never poison a connection, and the legacy HTTP+SSE transport, which rmcp no longer has. All of it needs only what the crate
 //! already builds on (tokio, reqwest), so it adds no dependency and no compile time.
 //!
 //! Weighed again for OAuth (SPEC §H.4.6, issue 16): rmcp's `auth` feature (discovery, dynamic
@@ -588,7 +588,7 @@ pub fn retire_missing<'a>(old: impl IntoIterator<Item = &'a Mcp>, new: impl Into
 }
 
 /// Shuts every connection down and waits for it: stdio servers get their stdin closed, then
-/// SIGTERM, then SIGKILL, and are reaped. Blocks for at most about 8 s; callable from any
+/// the platform's stages (`children::STAGES`), and are reaped. Blocks for at most about 8 s; callable from any
 /// thread that is not one of the library's runtime threads. Later runs connect again.
 pub fn shutdown_all() {
     let slots: Vec<Arc<Slot>> = std::mem::take(&mut *pool()).into_values().collect();
