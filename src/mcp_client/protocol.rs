@@ -37,17 +37,22 @@ pub fn negotiated_version(result: &Value) -> Result<String, String> {
 }
 
 /// The root objects of `roots/list` for an entry's roots: URIs as given, a local path as its
-/// `file://` URI (named after its last component).
+/// `file://` URI (`C:\\proj` as `file:///C:/proj` on Windows); each named after its last
+/// component. A path the platform cannot make a URI of (a relative one) is passed as given.
 pub fn roots(uris: &[String]) -> Vec<Value> {
+    /// What separates a local path's components: Windows takes both; on Unix a backslash is
+    /// part of a file name.
+    const SEPARATORS: &[char] = if cfg!(windows) { &['\\', '/'] } else { &['/'] };
+    let last = |s: &str, separators: &[char]| s.trim_end_matches(separators).rsplit(separators).next().unwrap_or_default().to_owned();
     uris.iter()
         .filter(|u| !u.is_empty())
         .map(|u| {
-            let uri = if u.contains("://") {
-                u.clone()
+            let (uri, name) = if u.contains("://") {
+                (u.clone(), last(u, &['/']))
             } else {
-                reqwest::Url::from_file_path(u).map(String::from).unwrap_or_else(|()| u.clone())
+                let uri = reqwest::Url::from_file_path(u).map(String::from).unwrap_or_else(|()| u.clone());
+                (uri, last(u, SEPARATORS))
             };
-            let name = u.trim_end_matches('/').rsplit('/').next().unwrap_or_default().to_owned();
             if name.is_empty() { json!({"uri": uri}) } else { json!({"uri": uri, "name": name}) }
         })
         .collect()
@@ -145,12 +150,26 @@ mod tests {
         assert_eq!(initialize_params()["protocolVersion"], "2025-11-25");
     }
 
+    #[cfg(unix)]
     #[test]
     fn roots_are_uris() {
         let r = roots(&["/srv/my data".into(), "file:///work/".into(), "".into(), "relative".into()]);
         assert_eq!(r, vec![
             json!({"uri": "file:///srv/my%20data", "name": "my data"}),
             json!({"uri": "file:///work/", "name": "work"}),
+            json!({"uri": "relative", "name": "relative"}),
+        ]);
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn roots_are_uris() {
+        let r = roots(&[r"C:\Users\me\my proj".into(), "D:/work/".into(), r"\\server\share\docs\".into(), "file:///C:/x/".into(), "relative".into()]);
+        assert_eq!(r, vec![
+            json!({"uri": "file:///C:/Users/me/my%20proj", "name": "my proj"}),
+            json!({"uri": "file:///D:/work", "name": "work"}),
+            json!({"uri": "file://server/share/docs", "name": "docs"}),
+            json!({"uri": "file:///C:/x/", "name": "x"}),
             json!({"uri": "relative", "name": "relative"}),
         ]);
     }
