@@ -93,6 +93,9 @@ fn hello() -> Vec<Step> {
 
 #[test]
 fn plain_http_goes_through_the_default_proxy() {
+    if !support::require("tinyproxy") {
+        return;
+    }
     let _x = exclusive();
     let proxy = Tinyproxy::start(None);
     let srv = chat_server(hello());
@@ -105,6 +108,9 @@ fn plain_http_goes_through_the_default_proxy() {
 
 #[test]
 fn https_goes_through_the_proxy_with_connect_and_trusts_the_added_ca() {
+    if !support::require("tinyproxy") || !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let pki = Pki::new("connect");
     let proxy = Tinyproxy::start(Some(("alice", "pass-w0rd.1")));
@@ -122,6 +128,9 @@ fn https_goes_through_the_proxy_with_connect_and_trusts_the_added_ca() {
 
 #[test]
 fn a_proxy_refusing_the_credentials_is_a_proxy_error_without_the_password() {
+    if !support::require("tinyproxy") || !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let pki = Pki::new("auth");
     let proxy = Tinyproxy::start(Some(("alice", "right")));
@@ -157,6 +166,9 @@ fn a_proxy_that_is_down_is_named_not_the_model_host() {
 
 #[test]
 fn socks5_with_credentials_resolves_names_at_the_proxy() {
+    if !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let pki = Pki::new("socks");
     let socks = Socks5Proxy::start(Some(("bob", "pw"))).unwrap();
@@ -172,6 +184,9 @@ fn socks5_with_credentials_resolves_names_at_the_proxy() {
 
 #[test]
 fn the_environment_proxy_applies_when_nothing_else_names_one_and_no_proxy_bypasses_it() {
+    if !support::require("tinyproxy") {
+        return;
+    }
     let _x = exclusive();
     let proxy = Tinyproxy::start(None);
     let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("Hello"), done()]); 3]);
@@ -205,6 +220,9 @@ impl HostNetwork for Hook {
 
 #[test]
 fn the_host_hook_is_asked_at_every_request_and_its_proxy_wins() {
+    if !support::require("tinyproxy") {
+        return;
+    }
     let _x = exclusive();
     let (qt_proxy, default_proxy) = (Tinyproxy::start(None), Tinyproxy::start(None));
     let srv = chat_server(vec![Step::sse(vec![chat_chunk_content("Hello"), done()]); 2]);
@@ -230,6 +248,9 @@ fn tls_server(pki: &Pki, name: &str, client_ca: Option<&str>) -> ScriptedServer 
 
 #[test]
 fn an_untrusted_certificate_is_a_tls_error_that_falls_back_without_retrying() {
+    if !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let pki = Pki::new("untrusted");
     let srv = tls_server(&pki, "server", None);
@@ -245,6 +266,9 @@ fn an_untrusted_certificate_is_a_tls_error_that_falls_back_without_retrying() {
 
 #[test]
 fn a_certificate_for_another_host_expired_or_self_signed_is_refused_unless_verification_is_off() {
+    if !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let pki = Pki::new("names");
     add_ca(&pki.pem("ca.pem"));
@@ -267,6 +291,9 @@ fn a_certificate_for_another_host_expired_or_self_signed_is_refused_unless_verif
 
 #[test]
 fn a_server_that_wants_a_client_certificate_gets_the_identity() {
+    if !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let pki = Pki::new("mtls");
     add_ca(&pki.pem("ca.pem"));
@@ -279,6 +306,9 @@ fn a_server_that_wants_a_client_certificate_gets_the_identity() {
 
 #[test]
 fn ssl_cert_file_is_trusted_and_a_change_applies_at_the_next_run() {
+    if !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let pki = Pki::new("certfile");
     let srv = https_server(vec![Step::sse(vec![chat_chunk_content("Hello"), done()]); 2], &pki.server_identity("server", None));
@@ -294,6 +324,9 @@ fn ssl_cert_file_is_trusted_and_a_change_applies_at_the_next_run() {
 
 #[test]
 fn a_307_repeats_the_post_with_its_body_and_https_to_http_is_refused() {
+    if !support::require("openssl") {
+        return;
+    }
     let _x = exclusive();
     let target = chat_server(hello());
     let redirect = |to: String| Step::body(307, "").header("Location", &to);

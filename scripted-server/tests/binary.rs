@@ -170,6 +170,7 @@ fn exits_when_stdin_closes() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn sigterm_ends_it() {
     use std::os::unix::process::ExitStatusExt;

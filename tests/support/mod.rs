@@ -136,9 +136,11 @@ pub fn deltas(events: &[Event]) -> String {
         .collect()
 }
 
-/// The test Python (`$VI_PYTHON`, else the project's `.venv`), checked to `import module`.
+/// The test Python (`$VI_PYTHON`, else the project's `.venv`: `bin/python`, or
+/// `Scripts\python.exe` on Windows), checked to `import module`.
 pub fn python(module: &str) -> String {
-    let python = std::env::var("VI_PYTHON").unwrap_or_else(|_| format!("{}/.venv/bin/python", env!("CARGO_MANIFEST_DIR")));
+    let venv = if cfg!(windows) { r"Scripts\python.exe" } else { "bin/python" };
+    let python = std::env::var("VI_PYTHON").unwrap_or_else(|_| format!("{}/.venv/{venv}", env!("CARGO_MANIFEST_DIR")));
     let works = Command::new(&python)
         .args(["-c", &format!("import {module}")])
         .stdout(Stdio::null())
@@ -148,26 +150,65 @@ pub fn python(module: &str) -> String {
     assert!(
         works,
         "these tests need Python with tests/requirements.txt, but `{python}` cannot `import {module}`. \
-         Create the venv with `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt` \
+         Create the venv with `python3 -m venv .venv && .venv/{venv} -m pip install -r tests/requirements.txt` \
          in {}, or set VI_PYTHON to such an interpreter.",
         env!("CARGO_MANIFEST_DIR")
     );
     python
 }
 
-/// This process's child processes as (pid, command line).
-pub fn children() -> Vec<(i32, String)> {
-    let me = std::process::id() as i32;
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
-        let ppid: i32 = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
-        if ppid == me {
-            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-            found.push((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
-        }
+/// Whether `program` (tinyproxy, openssl: the network tests' real peers) can be started. On
+/// Linux, where CI installs them, a missing one fails the test; elsewhere the test is skipped
+/// and says so on stderr.
+pub fn require(program: &str) -> bool {
+    let found = Command::new(program)
+        .arg("-v")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    assert!(found || !cfg!(target_os = "linux"), "`{program}` is not installed (apt-get install {program}; .ci/run does it)");
+    if !found {
+        eprintln!("skipped: this test needs `{program}`, which is not installed here");
     }
     found
+}
+
+/// This process's child processes as (pid, command line): from `/proc` on Linux, `ps` on other
+/// Unix systems, PowerShell's `Win32_Process` on Windows.
+pub fn children() -> Vec<(i32, String)> {
+    let me = std::process::id() as i32;
+    if cfg!(target_os = "linux") {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+            let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+            let ppid: i32 = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+            if ppid == me {
+                let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+                found.push((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
+            }
+        }
+        return found;
+    }
+    // Both list "pid ppid command line", one process a line.
+    let listing = if cfg!(windows) {
+        Command::new("powershell")
+            .args(["-NoProfile", "-Command", "Get-CimInstance Win32_Process | ForEach-Object { \"$($_.ProcessId) $($_.ParentProcessId) $($_.CommandLine)\" }"])
+            .output()
+    } else {
+        Command::new("ps").args(["-A", "-o", "pid=,ppid=,args="]).output()
+    };
+    let listing = listing.expect("the process list can be read");
+    String::from_utf8_lossy(&listing.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.trim_start().splitn(3, char::is_whitespace);
+            let pid = fields.next()?.parse().ok()?;
+            let ppid: i32 = fields.next()?.trim().parse().ok()?;
+            (ppid == me).then(|| (pid, fields.next().unwrap_or_default().trim().to_owned()))
+        })
+        .collect()
 }
