@@ -14,6 +14,7 @@
 //!   such as the `node` behind `npx.cmd`) ends when the host exits or is killed.
 
 use crate::mcp::Mcp;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
 
 #[cfg(unix)]
@@ -34,10 +35,23 @@ pub type Pid = u32;
 /// job terminated.
 pub use platform::{STAGES, Stage};
 
-/// The children not reaped yet, each with what the platform needs to end it.
-static CHILDREN: Mutex<Vec<(Pid, platform::Tracked)>> = Mutex::new(Vec::new());
+/// A child on the list below, from its spawn until it is reaped; dropping it takes the child
+/// off (on Windows that also ends whatever the child left running in its job).
+pub struct Registration {
+    serial: u64,
+}
 
-fn children() -> std::sync::MutexGuard<'static, Vec<(Pid, platform::Tracked)>> {
+struct Entry {
+    /// Not the pid: the system may give a reaped child's pid to a new one before this is gone.
+    serial: u64,
+    pid: Pid,
+    tracked: platform::Tracked,
+}
+
+/// The children not reaped yet, each with what the platform needs to end it.
+static CHILDREN: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+fn children() -> std::sync::MutexGuard<'static, Vec<Entry>> {
     CHILDREN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -51,39 +65,44 @@ pub fn command(config: &Mcp) -> tokio::process::Command {
     command
 }
 
-/// Remembers a child just spawned (on Windows: puts it into its job) and returns its id.
-pub fn track(child: &tokio::process::Child) -> Result<Pid, String> {
+/// Puts a child just spawned on the list (on Windows: into its job).
+pub fn track(child: &tokio::process::Child) -> Result<Registration, String> {
     static FIRST: Once = Once::new();
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
     FIRST.call_once(platform::on_first_child);
     let pid = child.id().ok_or("the server exited at once")?;
     let tracked = platform::adopt(child, pid)?;
-    children().push((pid, tracked));
-    Ok(pid)
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    children().push(Entry { serial, pid, tracked });
+    Ok(Registration { serial })
 }
 
-/// Forgets a child that has been reaped (on Windows this also ends what it left in its job).
-pub fn forget(pid: Pid) {
-    let gone: Vec<_> = {
-        let mut list = children();
-        let (gone, kept) = std::mem::take(&mut *list).into_iter().partition(|(p, _)| *p == pid);
-        *list = kept;
-        gone
-    };
-    drop(gone);
-}
-
-/// Asks a child that has not been reaped yet to end; one that is already forgotten is left
-/// alone, so an id the system gave to another process since is never touched.
-pub fn stop(pid: Pid, stage: Stage) {
-    if let Some((_, tracked)) = children().iter().find(|(p, _)| *p == pid) {
-        platform::stop(pid, tracked, stage);
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let gone: Vec<Entry> = {
+            let mut list = children();
+            let (gone, kept) = std::mem::take(&mut *list).into_iter().partition(|e| e.serial == self.serial);
+            *list = kept;
+            gone
+        };
+        drop(gone);
     }
 }
 
-/// Synchronously ends every remaining child (Unix: SIGTERM, up to 2 s for them to exit, then
-/// SIGKILL, and reaps them; Windows: terminates their jobs). Needs no runtime.
+/// Asks `child` to end. Called by the task that also waits for it, so it cannot be reaped
+/// meanwhile; once reaped (no id) it is left alone: its pid may be another process's now.
+pub fn stop(registration: &Registration, child: &tokio::process::Child, stage: Stage) {
+    let Some(pid) = child.id() else { return };
+    if let Some(entry) = children().iter().find(|e| e.serial == registration.serial) {
+        platform::stop(pid, &entry.tracked, stage);
+    }
+}
+
+/// Synchronously ends every child still on the list (Unix: SIGTERM, up to 2 s for them to
+/// exit, then SIGKILL, and reaps them; Windows: terminates their jobs). Needs no runtime; the
+/// last resort after `shutdown_all` and at exit, so it goes by the pids on the list.
 pub fn terminate_all_now() {
-    let left: Vec<_> = std::mem::take(&mut *children());
+    let left: Vec<(Pid, platform::Tracked)> = std::mem::take(&mut *children()).into_iter().map(|e| (e.pid, e.tracked)).collect();
     if !left.is_empty() {
         platform::end_now(left);
     }

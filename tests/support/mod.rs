@@ -193,22 +193,25 @@ pub fn children() -> Vec<(i32, String)> {
         }
         return found;
     }
-    // Both list "pid ppid command line", one process a line.
-    let listing = if cfg!(windows) {
+    // Both list "pid ppid command line", one process a line, the lister itself among them.
+    let lister = if cfg!(windows) {
         Command::new("powershell")
             .args(["-NoProfile", "-Command", "Get-CimInstance Win32_Process | ForEach-Object { \"$($_.ProcessId) $($_.ParentProcessId) $($_.CommandLine)\" }"])
-            .output()
+            .stdout(Stdio::piped())
+            .spawn()
     } else {
-        Command::new("ps").args(["-A", "-o", "pid=,ppid=,args="]).output()
+        Command::new("ps").args(["-A", "-o", "pid=,ppid=,args="]).stdout(Stdio::piped()).spawn()
     };
-    let listing = listing.expect("the process list can be read");
+    let lister = lister.expect("the process list can be read");
+    let lister_pid = lister.id() as i32;
+    let listing = lister.wait_with_output().expect("the process list can be read");
     String::from_utf8_lossy(&listing.stdout)
         .lines()
         .filter_map(|line| {
             let mut fields = line.trim_start().splitn(3, char::is_whitespace);
             let pid = fields.next()?.parse().ok()?;
             let ppid: i32 = fields.next()?.trim().parse().ok()?;
-            (ppid == me).then(|| (pid, fields.next().unwrap_or_default().trim().to_owned()))
+            (ppid == me && pid != lister_pid).then(|| (pid, fields.next().unwrap_or_default().trim().to_owned()))
         })
         .collect()
 }

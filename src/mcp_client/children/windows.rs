@@ -44,32 +44,39 @@ impl Drop for Tracked {
     }
 }
 
-/// The program to start for `command`. A bare name without an extension is looked up in the
-/// directories of `PATH` (the entry's own when it sets one, names compared without case) with
-/// each extension of `PATHEXT`, in that order, as `cmd.exe` does (the current directory is not
-/// searched): so `npx` finds `npx.cmd`, which std then starts through `cmd.exe /c` with its
-/// arguments quoted for it. Anything else is left to std's own search.
+/// The program to start for `command`. A bare name whose extension is not one of `PATHEXT`'s
+/// (`npx`, `python3.12`) is looked up with each of those extensions in each directory of
+/// `PATH`, in that order, as `cmd.exe` does: so `npx` finds `npx.cmd`, which std then starts
+/// through `cmd.exe /c` with its arguments quoted for it (std's own search only appends
+/// `.exe`). The directories are the entry's `PATH` (its last spelling, names compared without
+/// case, as std lets the last one win) and then the host's, as std searches the child's
+/// before the parent's. Unlike `cmd.exe`, the current directory is never searched, nor are
+/// relative entries of `PATH`. Anything not found is left to std's own search.
 pub fn program(command: &str, environment: &BTreeMap<String, String>) -> OsString {
-    if command.contains(['\\', '/', ':']) || Path::new(command).extension().is_some() {
-        return command.into();
-    }
     let var = |name: &str| -> Option<OsString> {
-        match environment.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)) {
-            Some((_, v)) => Some(v.into()),
-            None => std::env::var_os(name),
-        }
+        let own = environment.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| OsString::from(v));
+        own.or_else(|| std::env::var_os(name))
     };
     let extensions = var("PATHEXT").and_then(|e| e.into_string().ok()).unwrap_or_else(|| ".COM;.EXE;.BAT;.CMD".to_owned());
-    let Some(dirs) = var("PATH") else { return command.into() };
-    std::env::split_paths(&dirs)
-        .flat_map(|dir| {
-            extensions
-                .split(';')
-                .filter(|e| e.starts_with('.') && e.len() > 1)
-                .map(move |e| dir.join(format!("{command}{e}")))
-                .collect::<Vec<PathBuf>>()
-        })
-        .find(|candidate| candidate.is_file())
+    let extensions: Vec<&str> = extensions.split(';').filter(|e| e.starts_with('.') && e.len() > 1).collect();
+    let known = Path::new(command)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.iter().any(|x| x[1..].eq_ignore_ascii_case(e)));
+    if command.contains(['\\', '/', ':']) || known {
+        return command.into();
+    }
+    let own = environment.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case("PATH")).map(|(_, v)| OsString::from(v));
+    let dirs: Vec<PathBuf> = own
+        .iter()
+        .chain(std::env::var_os("PATH").iter())
+        .flat_map(|p| std::env::split_paths(p).collect::<Vec<_>>())
+        .filter(|d| d.is_absolute())
+        .collect();
+    dirs.iter()
+        .flat_map(|dir| extensions.iter().map(move |e| dir.join(format!("{command}{e}"))))
+        // Not `is_file`: an App Execution Alias is a reparse point it does not follow.
+        .find(|candidate| candidate.symlink_metadata().is_ok_and(|m| !m.is_dir()))
         .map_or_else(|| command.into(), PathBuf::into_os_string)
 }
 
