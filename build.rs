@@ -1,6 +1,6 @@
 //! Generates the C header with cbindgen into OUT_DIR (a test compares it with the committed
 //! `include/visindigo_agent.h`; `VI_UPDATE_HEADER=1 cargo build` refreshes the committed one)
-//! and gives the shared library its SONAME.
+//! and gives the shared library its SONAME (ELF) or install name (Apple).
 //!
 //! cbindgen reads `src/ffi/` and nothing else: the core's items can never leak
 //! into the C header, whatever they are named.
@@ -31,9 +31,22 @@ fn main() {
         std::fs::copy(&generated, crate_dir.join("include/visindigo_agent.h")).expect("include/ is writable");
     }
 
-    // A SONAME lets consumers record a stable dependency (CMake installs the matching symlinks).
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libvisindigo_agent.so.{major}");
+    // The shared library's stable name, which whatever links it records: the SONAME on ELF
+    // platforms, the install name on Apple's (CMake lays out and installs the matching links:
+    // cmake/VisindigoAgentRustLibrary.cmake). Windows DLLs have no such name: the import library
+    // names visindigo_agent.dll.
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let target_vendor = std::env::var("CARGO_CFG_TARGET_VENDOR").unwrap_or_default();
+    match target_os.as_str() {
+        "linux" | "android" | "freebsd" | "dragonfly" | "netbsd" | "openbsd" => {
+            println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libvisindigo_agent.so.{major}");
+        }
+        // @rpath: an application finds it through its own LC_RPATH entries, as CMake sets them
+        // (the Qt layer's is @loader_path, beside it). rustc itself passes no -install_name.
+        "macos" | "ios" if target_vendor == "apple" => {
+            println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/libvisindigo_agent.{major}.dylib");
+        }
+        _ => {}
     }
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=cbindgen.toml");
