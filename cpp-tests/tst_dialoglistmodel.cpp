@@ -10,6 +10,7 @@
 
 #include <visindigo_agent.h>
 
+#include "ModelTesterTypes.h"
 #include "Registrations.h"
 #include "ScriptedServer.h"
 
@@ -39,6 +40,7 @@ class TestDialogListModel : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
+        QVERIFY(guiTypesAreKnown());
         QString error;
         QVERIFY2(server.start(&error), qPrintable(error));
         QVERIFY(Center::getInstance()->getDialogIds().isEmpty());

@@ -9,6 +9,7 @@
 #include <Agent/Function.h>
 #include <Agent/MessageModel.h>
 
+#include "ModelTesterTypes.h"
 #include "Registrations.h"
 #include "ScriptedServer.h"
 
@@ -67,6 +68,7 @@ class TestMessageModel : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
+        QVERIFY(guiTypesAreKnown());
         QString error;
         QVERIFY2(server.start(&error), qPrintable(error));
     }
