@@ -143,6 +143,9 @@ fn from_the_first_401_to_a_refreshed_token_and_back_from_storage() {
     assert_eq!(get("scope"), "notes");
     assert!(get("redirect_uri").starts_with("http://127.0.0.1:") && get("redirect_uri").ends_with("/callback"));
     assert_eq!(get("code_challenge").len(), 43);
+    // The browser thread records the page once it has read it, which may be after the library
+    // has already used the code (seen on a loaded machine): wait for it.
+    wait_for("the browser to read the last page", || !desk.pages.lock().unwrap().is_empty());
     let pages = desk.pages.lock().unwrap().clone();
     assert_eq!(pages[0].0, [302, 200], "the authorization server redirects to the loopback listener");
     assert!(pages[0].1.contains("Authorization complete"), "{}", pages[0].1);
