@@ -71,7 +71,7 @@ pub fn track(child: &tokio::process::Child) -> Result<Registration, String> {
     static SERIAL: AtomicU64 = AtomicU64::new(0);
     FIRST.call_once(platform::on_first_child);
     let pid = child.id().ok_or("the server exited at once")?;
-    let tracked = platform::adopt(child, pid)?;
+    let tracked = platform::adopt(child)?;
     let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
     children().push(Entry { serial, pid, tracked });
     Ok(Registration { serial })
@@ -79,12 +79,10 @@ pub fn track(child: &tokio::process::Child) -> Result<Registration, String> {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let gone: Vec<Entry> = {
-            let mut list = children();
-            let (gone, kept) = std::mem::take(&mut *list).into_iter().partition(|e| e.serial == self.serial);
-            *list = kept;
-            gone
-        };
+        let mut list = children();
+        let gone = list.iter().position(|e| e.serial == self.serial).map(|i| list.swap_remove(i));
+        // The platform's handle is closed outside the lock.
+        drop(list);
         drop(gone);
     }
 }

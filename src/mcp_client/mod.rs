@@ -738,7 +738,8 @@ impl RunTools {
 
 /// Everything the client does with one message from a server, for the `mcp_messages` fuzz
 /// target: dispatched as an answer to a pending request (and as a batch), then read as an
-/// initialize result, a tools/list result and a tools/call result. Must never panic.
+/// initialize result, a tools/list result and a tools/call result, and (an array of strings)
+/// as an entry's roots. Must never panic.
 #[cfg(fuzzing)]
 pub fn read_server_message(message: serde_json::Value) {
     let rpc = jsonrpc::Rpc::new();
@@ -751,6 +752,11 @@ pub fn read_server_message(message: serde_json::Value) {
     let _ = protocol::negotiated_version(&message);
     let _ = protocol::parse_tools(&message);
     let _ = protocol::call_result(&message);
+    // An entry's roots come from the Center document as strings: any of them makes a root.
+    if let Some(list) = message.as_array() {
+        let uris: Vec<String> = list.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+        let _ = protocol::roots(&uris);
+    }
 }
 
 #[cfg(test)]

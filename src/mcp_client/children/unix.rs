@@ -52,7 +52,7 @@ pub fn on_first_child() {
     }
 }
 
-pub fn adopt(_child: &tokio::process::Child, _pid: Pid) -> Result<Tracked, String> {
+pub fn adopt(_child: &tokio::process::Child) -> Result<Tracked, String> {
     Ok(Tracked)
 }
 

@@ -53,11 +53,11 @@ impl Drop for Tracked {
 /// before the parent's. Unlike `cmd.exe`, the current directory is never searched, nor are
 /// relative entries of `PATH`. Anything not found is left to std's own search.
 pub fn program(command: &str, environment: &BTreeMap<String, String>) -> OsString {
-    let var = |name: &str| -> Option<OsString> {
-        let own = environment.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| OsString::from(v));
-        own.or_else(|| std::env::var_os(name))
-    };
-    let extensions = var("PATHEXT").and_then(|e| e.into_string().ok()).unwrap_or_else(|| ".COM;.EXE;.BAT;.CMD".to_owned());
+    let own = |name: &str| environment.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| OsString::from(v));
+    let extensions = own("PATHEXT")
+        .or_else(|| std::env::var_os("PATHEXT"))
+        .and_then(|e| e.into_string().ok())
+        .unwrap_or_else(|| ".COM;.EXE;.BAT;.CMD".to_owned());
     let extensions: Vec<&str> = extensions.split(';').filter(|e| e.starts_with('.') && e.len() > 1).collect();
     let known = Path::new(command)
         .extension()
@@ -66,11 +66,10 @@ pub fn program(command: &str, environment: &BTreeMap<String, String>) -> OsStrin
     if command.contains(['\\', '/', ':']) || known {
         return command.into();
     }
-    let own = environment.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case("PATH")).map(|(_, v)| OsString::from(v));
-    let dirs: Vec<PathBuf> = own
-        .iter()
-        .chain(std::env::var_os("PATH").iter())
-        .flat_map(|p| std::env::split_paths(p).collect::<Vec<_>>())
+    let dirs: Vec<PathBuf> = own("PATH")
+        .into_iter()
+        .chain(std::env::var_os("PATH"))
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .filter(|d| d.is_absolute())
         .collect();
     dirs.iter()
@@ -88,7 +87,7 @@ pub fn prepare(command: &mut tokio::process::Command) {
 pub fn on_first_child() {}
 
 /// Puts the child into a new job that ends its processes when its last handle closes.
-pub fn adopt(child: &tokio::process::Child, _pid: Pid) -> Result<Tracked, String> {
+pub fn adopt(child: &tokio::process::Child) -> Result<Tracked, String> {
     let process = child.raw_handle().ok_or("the server exited at once")?;
     // SAFETY: an unnamed job with default security; the handle is not inheritable, so no
     // child holds it open.
