@@ -144,6 +144,9 @@ int main(int argc, char** argv)
     QStringList approvals; // call ids waiting for a y/N line, oldest first
     bool stdinOpen = true;
     bool inReasoning = false;
+    // From run() until that run's runFinished(): isStreaming() turns false inside stop(), but
+    // runFinished() may still be queued then, and the next line must wait for it.
+    bool running = false;
     // With --once, the exit status says whether the question was answered: 1 after a failure.
     bool failed = false;
 
@@ -155,6 +158,7 @@ int main(int argc, char** argv)
             if (!parser.isSet(QStringLiteral("once")) && !isatty(STDIN_FILENO))
                 out(QStringLiteral("you> ") + text + QStringLiteral("\n")); // piped input: show it
             dialog->appendMessage(Message::Role::User, text);
+            running = true;
             dialog->run();
             return;
         }
@@ -211,6 +215,7 @@ int main(int argc, char** argv)
         failed = failed || parser.isSet(QStringLiteral("once"));
     });
     QObject::connect(dialog, &Dialog::runFinished, [&] {
+        running = false;
         approvals.clear();
         out(QStringLiteral("\n"));
         save();
@@ -224,9 +229,11 @@ int main(int argc, char** argv)
     QObject::connect(&interrupt, &QSocketNotifier::activated, [&] {
         char byte;
         [[maybe_unused]] const ssize_t read = ::read(sigintPipe[1], &byte, 1);
-        if (dialog->isStreaming()) {
-            out(QStringLiteral("\n  [stopped]"));
-            dialog->stop(); // runFinished follows: saved, next question
+        if (running) {
+            if (dialog->isStreaming()) {
+                out(QStringLiteral("\n  [stopped]"));
+                dialog->stop(); // runFinished follows: saved, next question
+            }
         } else {
             out(QStringLiteral("\n"));
             QCoreApplication::exit(130);
@@ -243,7 +250,7 @@ int main(int argc, char** argv)
             inputClosed = true;
             if (!approvals.isEmpty())
                 dialog->rejectToolCall(approvals.takeFirst(), QStringLiteral("no answer (end of input)"));
-            if (!dialog->isStreaming())
+            if (!running)
                 askNext();
             return;
         }
@@ -252,7 +259,7 @@ int main(int argc, char** argv)
             return;
         }
         pending << line;
-        if (!dialog->isStreaming() && !inputClosed)
+        if (!running && !inputClosed)
             askNext();
     });
     if (inputClosed) {
