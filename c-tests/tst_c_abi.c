@@ -131,6 +131,16 @@ int main(void)
     CHECK(vi_model_is_valid(model));
     CHECK(vi_model_has_capability(model, VI_CAPABILITY_TEXT));
     CHECK(vi_model_id(model).len == 36);
+    /* SPEC §I.2: the API version ("" = the newest) and prompt caching. */
+    CHECK(vi_model_api_version(model).len == 0 && !vi_model_prompt_caching(model));
+    CHECK(vi_model_set_api_version(model, LIT("2023-06-01")) == VI_STATUS_OK);
+    CHECK(vi_model_set_prompt_caching(model, true) == VI_STATUS_OK);
+    CHECK(equals(vi_model_api_version(model), "2023-06-01") && vi_model_prompt_caching(model));
+    CHECK(vi_model_set_api_version(model, "\xff", 1) == VI_STATUS_INVALID_UTF8);
+    CHECK(vi_model_set_prompt_caching(NULL, true) == VI_STATUS_NULL_ARGUMENT);
+    CHECK(!vi_model_prompt_caching(NULL) && vi_model_api_version(NULL).len == 0);
+    CHECK(vi_model_set_api_version(model, LIT("")) == VI_STATUS_OK);
+    CHECK(vi_model_set_prompt_caching(model, false) == VI_STATUS_OK);
     CHECK(vi_center_add_model(center, model) == VI_STATUS_OK);
 
     CHECK(vi_provider_new(LIT("acme"), &provider) == VI_STATUS_OK);

@@ -136,6 +136,13 @@ private Q_SLOTS:
         read.fromJson(JsonConfig::fromJson(QStringLiteral(R"({"api":"RESPONSES"})")));
         QCOMPARE(read.getApi(), Model::Api::Responses);
         QCOMPARE(QMetaEnum::fromType<Model::Api>().valueToKey(int(Model::Api::Responses)), "Responses");
+        QVERIFY(!model.toJson().contains(QStringLiteral("apiVersion")) && !model.toJson().contains(QStringLiteral("promptCaching")));
+        model.setApiVersion(QStringLiteral("2023-06-01")).setPromptCaching(true);
+        QCOMPARE(model.toJson().getString(QStringLiteral("apiVersion")), QStringLiteral("2023-06-01"));
+        QCOMPARE(model.toJson().getBool(QStringLiteral("promptCaching")), true);
+        read.fromJson(model.toJson());
+        QCOMPARE(read.getApiVersion(), QStringLiteral("2023-06-01"));
+        QVERIFY(read.getPromptCaching());
 
         Message message(Message::Role::Assistant, QStringLiteral("x"));
         QVERIFY(!message.toJson().contains(QStringLiteral("thinkingBlocks")));
@@ -161,12 +168,20 @@ private Q_SLOTS:
         QObject owner;
         Dialog* dialog = newDialog(&owner, {addModel(Model::Api::Responses, QStringLiteral("gpt-5"))});
         SignalRecorder rec(dialog);
+        QList<JsonConfig> usage;
+        connect(dialog, &Dialog::usageUpdated, this, [&usage](const JsonConfig& u) { usage << u; });
         dialog->run();
         QTRY_COMPARE_WITH_TIMEOUT(rec.finished, 1, 10000);
         QCOMPARE(rec.log, (QStringList{QStringLiteral("began"), QStringLiteral("reasoning:Hmm"), QStringLiteral("delta:Noon."),
                                        QStringLiteral("appended:1"), QStringLiteral("ended:Noon."), QStringLiteral("runFinished")}));
         QVERIFY(!rec.wrongThread);
         QCOMPARE(dialog->getLastUsage().getInt(QStringLiteral("total_tokens")), 3);
+        // One normalised usage per round, the same object getLastUsage() then returns.
+        QCOMPARE(usage.count(), 1);
+        const JsonConfig& reported = usage.at(0);
+        QCOMPARE(reported.toString(QJsonDocument::Compact), dialog->getLastUsage().toString(QJsonDocument::Compact));
+        QCOMPARE(reported.getInt(QStringLiteral("raw.total_tokens")), 3);
+        QVERIFY(reported.contains(QStringLiteral("inputTokens")) && reported.contains(QStringLiteral("reasoningTokens")));
         const QJsonObject request = server.requests().at(0).toObject();
         QCOMPARE(request.value("path").toString(), QStringLiteral("/v1/responses"));
         QCOMPARE(request.value("body_json").toObject().value("store").toBool(true), false);
@@ -193,8 +208,9 @@ private Q_SLOTS:
                  QStringLiteral("c2lnbmVk"));
         const QJsonArray requests = server.requests();
         const QJsonObject headers = requests.at(0).toObject().value("headers").toObject();
-        QCOMPARE(headers.value("x-api-key").toString(), QStringLiteral("secret-token"));
-        QVERIFY(!headers.contains("authorization"));
+        QCOMPARE(headers.value("authorization").toString(), QStringLiteral("Bearer secret-token"));
+        QCOMPARE(headers.value("anthropic-version").toString(), QStringLiteral("2026-10-21"));
+        QVERIFY(!headers.contains("x-api-key"));
         const QJsonArray sent = requests.at(1).toObject().value("body_json").toObject().value("messages").toArray();
         QCOMPARE(sent.size(), 3);
         const QJsonArray assistant = sent.at(1).toObject().value("content").toArray();

@@ -272,6 +272,12 @@ enum ViEventKind
    * id to answer with `vi_dialog_answer_mcp_elicitation`. Declined when the run ends first.
    */
   VI_EVENT_KIND_MCP_ELICITATION_REQUESTED = 16,
+  /**
+   * The usage a round reported (SPEC §I.2.2), once at its end: `json` is the object
+   * `vi_dialog_last_usage` gives (the provider's keys, `inputTokens`, `outputTokens`,
+   * `cachedInputTokens`, `cacheWriteTokens`, `reasoningTokens`, `raw`).
+   */
+  VI_EVENT_KIND_USAGE_UPDATED = 17,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -480,7 +486,8 @@ typedef struct ViEvent {
    */
   double total;
   /**
-   * `McpElicitationRequested` only: the requested schema as JSON text (else empty).
+   * `McpElicitationRequested`: the requested schema; `UsageUpdated`: the usage; as JSON
+   * text (else empty).
    */
   struct ViStr json;
 } ViEvent;
@@ -1447,7 +1454,8 @@ ViStatus vi_message_set_role(struct ViMessage *message, uint32_t role_value);
 uint32_t vi_message_role(const struct ViMessage *message);
 
 /**
- * Sets the thinking blocks (JSON array text, kept verbatim; SPEC §H.2.2).
+ * Sets the kept reasoning: Anthropic thinking blocks, Responses reasoning items (JSON array
+ * text, kept verbatim; SPEC §H.2.2, §I.2.3).
  */
 ViStatus vi_message_set_thinking_blocks(struct ViMessage *message, const char *data, size_t len);
 
@@ -1594,6 +1602,27 @@ ViStatus vi_model_set_api(struct ViModel *model, uint32_t api);
  * The wire protocol (`VI_API_CHAT_COMPLETIONS` for NULL).
  */
 uint32_t vi_model_api(const struct ViModel *model);
+
+/**
+ * Sets the API's version where the API has versions (Anthropic's `anthropic-version`, e.g.
+ * "2023-06-01"); "" = the newest the library knows (SPEC §I.2.1). Sent as given.
+ */
+ViStatus vi_model_set_api_version(struct ViModel *model, const char *data, size_t len);
+
+/**
+ * The API version as set ("" = the newest); lives until the model changes.
+ */
+struct ViStr vi_model_api_version(const struct ViModel *model);
+
+/**
+ * Asks the server to cache each request's stable prefix (SPEC §I.2.2; default false).
+ */
+ViStatus vi_model_set_prompt_caching(struct ViModel *model, bool on);
+
+/**
+ * Whether prompt caching is asked for (false for NULL).
+ */
+bool vi_model_prompt_caching(const struct ViModel *model);
 
 /**
  * The base url; lives until the model changes.

@@ -114,6 +114,8 @@ struct State {
     /// The run in progress, if any.
     run: Option<ActiveRun>,
     last_usage: Option<Value>,
+    /// The round in progress reported usage that `UsageUpdated` has not announced yet.
+    usage_unreported: bool,
     /// Bumped on every change of `messages`.
     revision: u64,
     /// The revision of the last change of `messages` that was not an append: a snapshot
@@ -144,6 +146,7 @@ impl State {
             thinking_blocks: Vec::new(),
             run: None,
             last_usage: None,
+            usage_unreported: false,
             revision: 0,
             base_revision: 0,
         }
@@ -189,7 +192,17 @@ impl State {
             self.push_message(message, events);
         }
         self.streaming = false;
+        self.report_usage(events);
         events.push(Event::StreamEnded(content));
+    }
+
+    /// Announces the round's usage once, at its end (SPEC §I.2.2).
+    fn report_usage(&mut self, events: &mut Vec<Event>) {
+        if std::mem::take(&mut self.usage_unreported)
+            && let Some(usage) = &self.last_usage
+        {
+            events.push(Event::UsageUpdated(usage.clone()));
+        }
     }
 
     /// Whether `generation` is the run in progress.

@@ -21,6 +21,9 @@ pub enum Event {
     Retrying { attempt: i32, delay_ms: i32, reason: String },
     /// The last event of every run (SPEC §H.3.1).
     RunFinished,
+    /// The usage a round reported, normalised (SPEC §I.2.2): once at the end of that round,
+    /// before its `StreamEnded` (or its `RunFailed`).
+    UsageUpdated(Value),
     /// The messages changed other than by an append (`clear_messages`, `truncate_to`,
     /// `from_json`, a copy into this dialog): a view re-reads them all.
     MessagesReset,

@@ -93,9 +93,10 @@ pub struct Message {
     /// Shown to the user, never sent to the server.
     pub reasoning: String,
     pub images: Vec<Image>,
-    /// Anthropic's thinking blocks of this answer as the API sent them (a JSON array text,
-    /// signatures included), sent back verbatim in the rounds that follow, as the API requires
-    /// (SPEC §H.2.2). Empty for every other message.
+    /// The reasoning of this answer its API wants back, as the API sent it (a JSON array
+    /// text): Anthropic's thinking blocks with their signatures (SPEC §H.2.2), the Responses
+    /// API's reasoning items with the order of the output (SPEC §I.2.3). Each wire sends back
+    /// its own entries in the rounds that follow. Empty for every other message.
     pub thinking_blocks: String,
 }
 

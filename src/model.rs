@@ -61,6 +61,11 @@ pub struct Model {
     pub capabilities: u32,
     pub parameters: Map<String, Value>,
     pub api: Api,
+    /// The API's version where it has versions (Anthropic's `anthropic-version`); empty =
+    /// the newest this library knows (SPEC §I.2.1).
+    pub api_version: String,
+    /// Ask the server to cache the stable prefix of each request (SPEC §I.2.2).
+    pub prompt_caching: bool,
 }
 
 impl Default for Model {
@@ -75,6 +80,8 @@ impl Default for Model {
             capabilities: capability::TEXT,
             parameters: Map::new(),
             api: Api::ChatCompletions,
+            api_version: String::new(),
+            prompt_caching: false,
         }
     }
 }
@@ -127,6 +134,12 @@ impl Model {
         if self.api != Api::ChatCompletions {
             o.insert("api".into(), self.api.name().into());
         }
+        if !self.api_version.is_empty() {
+            o.insert("apiVersion".into(), self.api_version.clone().into());
+        }
+        if self.prompt_caching {
+            o.insert("promptCaching".into(), true.into());
+        }
         Value::Object(o)
     }
 
@@ -149,6 +162,8 @@ impl Model {
             _ => Map::new(),
         };
         self.api = Api::from_name(&json::string(o, "api"));
+        self.api_version = json::string(o, "apiVersion");
+        self.prompt_caching = json::boolean(o, "promptCaching", false);
         id.is_some()
     }
 }
@@ -259,5 +274,21 @@ mod tests {
         }
         assert_eq!(Api::from_u32(2), Some(Api::AnthropicMessages));
         assert_eq!(Api::from_u32(3), None);
+    }
+
+    #[test]
+    fn api_version_and_prompt_caching_are_written_only_when_set() {
+        let mut m = Model::new();
+        let o = m.to_json();
+        assert!(o.get("apiVersion").is_none() && o.get("promptCaching").is_none());
+        m.api_version = "2023-06-01".into();
+        m.prompt_caching = true;
+        let o = m.to_json();
+        assert_eq!((o["apiVersion"].as_str(), o["promptCaching"].as_bool()), (Some("2023-06-01"), Some(true)));
+        let mut back = Model::new();
+        back.from_json(o.as_object().unwrap());
+        assert_eq!(back, m);
+        back.from_json(json!({"promptCaching": "yes", "apiVersion": 7}).as_object().unwrap());
+        assert_eq!((back.api_version.as_str(), back.prompt_caching), ("", false));
     }
 }

@@ -83,18 +83,20 @@ fn responses_streams_text_reasoning_and_usage() {
             Event::StreamDelta("Hello".into()),
             Event::StreamDelta(" there.".into()),
             Event::MessageAppended(1),
+            Event::UsageUpdated(d.last_usage().unwrap()),
             Event::StreamEnded("Hello there.".into()),
             Event::RunFinished,
         ]
     );
     assert_eq!(answer_as_expected(&d.last_message()), expect);
     assert_eq!(d.last_usage().unwrap()["total_tokens"], json!(18));
+    assert_eq!((d.last_usage().unwrap()["inputTokens"].clone(), d.last_usage().unwrap()["reasoningTokens"].clone()), (json!(11), json!(4)));
     let request = &srv.requests()[0];
     assert_eq!(request.path, "/v1/responses");
     assert_eq!(request.header("authorization"), Some("Bearer sk-test-token"));
     assert_eq!(
         bodies(&srv)[0],
-        json!({"model": "name-of-m1", "stream": true, "store": false, "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]})
+        json!({"model": "name-of-m1", "stream": true, "store": false, "include": ["reasoning.encrypted_content"], "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]})
     );
 }
 
@@ -122,6 +124,86 @@ fn responses_tool_rounds_send_the_calls_back_with_their_outputs() {
             {"type": "function_call_output", "call_id": "call_A", "output": "{\"time\":\"noon\"}"}
         ])
     );
+}
+
+#[test]
+fn responses_reasoning_survives_the_tool_round_and_the_next_run() {
+    let (call, expect) = fixture("responses_reasoning_call");
+    let srv = chat_server(vec![call, fixture("responses_text").0, fixture("responses_text").0]);
+    let (c, d, rec) = setup(vec![with_api(model("m1", &srv.base_url()), Api::Responses)]);
+    c.add_function(clock());
+    d.append_message(Message::new(Role::User, "time?"));
+    d.run();
+    rec.wait_finished();
+    assert_eq!(answer_as_expected(&d.messages()[1]), expect);
+    // A later run, from the dialog's JSON: the reasoning is still sent back.
+    let restored = c.create_dialog();
+    restored.from_json(d.to_json().as_object().unwrap());
+    restored.append_message(Message::new(Role::User, "and now?"));
+    restored.run();
+    wait_idle(&restored);
+    let reasoning = expect["thinking_blocks"][0].clone();
+    let call = json!({"type": "function_call", "call_id": "call_R", "name": "get_time", "arguments": "{\"zone\":\"UTC\"}"});
+    let output = json!({"type": "function_call_output", "call_id": "call_R", "output": "{\"time\":\"noon\"}"});
+    let bodies = bodies(&srv);
+    for body in &bodies {
+        assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+    }
+    assert_eq!(bodies[1]["input"].as_array().unwrap()[1..], [reasoning.clone(), call.clone(), output.clone()]);
+    assert_eq!(bodies[2]["input"].as_array().unwrap()[1..4], [reasoning, call, output]);
+}
+
+#[test]
+fn prompt_caching_and_one_normalised_usage_on_every_api() {
+    let chat_usage = json!({"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110,
+        "prompt_tokens_details": {"cached_tokens": 80}, "completion_tokens_details": {"reasoning_tokens": 4}}});
+    let responses_usage = json!({"input_tokens": 100, "input_tokens_details": {"cached_tokens": 80, "cache_write_tokens": 0},
+        "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 4}, "total_tokens": 110});
+    let text = |delta: &str| typed_event(json!({"type": "response.output_text.delta", "delta": delta}));
+    let anthropic = |kind: &str, rest: Value| {
+        let mut event = rest;
+        event["type"] = kind.into();
+        typed_event(event)
+    };
+    let srv = chat_server(vec![
+        Step::sse(vec![chat_chunk_content("a"), chat_usage, done()]),
+        Step::sse(vec![text("b"), typed_event(json!({"type": "response.completed", "response": {"status": "completed", "usage": responses_usage}}))]),
+        Step::sse(vec![
+            anthropic("message_start", json!({"message": {"usage": {"input_tokens": 10, "cache_read_input_tokens": 80, "cache_creation_input_tokens": 10, "output_tokens": 1}}})),
+            anthropic("content_block_start", json!({"index": 0, "content_block": {"type": "text", "text": ""}})),
+            anthropic("content_block_delta", json!({"index": 0, "delta": {"type": "text_delta", "text": "c"}})),
+            anthropic("message_delta", json!({"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 10, "output_tokens_details": {"thinking_tokens": 4}}})),
+            anthropic("message_stop", json!({})),
+        ]),
+    ]);
+    let mut dialog_ids = Vec::new();
+    for (api, cache_write) in [(Api::ChatCompletions, 0), (Api::Responses, 0), (Api::AnthropicMessages, 10)] {
+        let mut m = with_api(model("m", &srv.base_url()), api);
+        m.prompt_caching = true;
+        let (_c, d, rec) = setup(vec![m]);
+        d.append_message(Message::new(Role::User, "long prefix"));
+        rec.take();
+        d.run();
+        rec.wait_finished();
+        let events = rec.take();
+        let updates: Vec<&Value> = events.iter().filter_map(|e| if let Event::UsageUpdated(u) = e { Some(u) } else { None }).collect();
+        assert_eq!(updates.len(), 1, "once per round ({api:?}): {events:?}");
+        let position = |wanted: fn(&Event) -> bool| events.iter().position(wanted).unwrap();
+        assert!(position(|e| matches!(e, Event::UsageUpdated(_))) < position(|e| matches!(e, Event::StreamEnded(_))));
+        let usage = updates[0];
+        let counts: Vec<i64> = ["inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens", "reasoningTokens"]
+            .iter()
+            .map(|key| usage[*key].as_i64().unwrap())
+            .collect();
+        assert_eq!(counts, [100, 10, 80, cache_write, 4], "{api:?}: {usage}");
+        assert_eq!(d.last_usage().as_ref(), Some(usage));
+        assert!(usage["raw"].is_object() && usage.get(if api == Api::ChatCompletions { "prompt_tokens" } else { "output_tokens" }).is_some());
+        dialog_ids.push(d.id());
+    }
+    let bodies = bodies(&srv);
+    assert_eq!(bodies[0]["prompt_cache_key"], json!(dialog_ids[0]));
+    assert_eq!(bodies[1]["prompt_cache_key"], json!(dialog_ids[1]));
+    assert_eq!(bodies[2]["cache_control"], json!({"type": "ephemeral"}));
 }
 
 #[test]
@@ -156,12 +238,16 @@ fn anthropic_streams_a_tool_round_and_sends_the_signed_thinking_back() {
     assert_eq!(events[1], Event::StreamReasoning("The user wants ".into()));
     assert_eq!(events[3], Event::StreamDelta("Let me check.".into()));
     assert_eq!(answer_as_expected(&d.messages()[2]), expect);
-    assert_eq!(d.last_usage(), Some(json!({"input_tokens": 30, "output_tokens": 5})));
+    let raw = json!({"input_tokens": 30, "output_tokens": 5});
+    let normalised = json!({"input_tokens": 30, "output_tokens": 5, "inputTokens": 30, "outputTokens": 5,
+        "cachedInputTokens": 0, "cacheWriteTokens": 0, "reasoningTokens": 0, "raw": raw});
+    assert_eq!(d.last_usage(), Some(normalised));
     let request = &srv.requests()[0];
     assert_eq!(request.path, "/v1/messages");
-    assert_eq!(request.header("x-api-key"), Some("sk-test-token"));
-    assert_eq!(request.header("anthropic-version"), Some("2023-06-01"));
-    assert_eq!(request.header("authorization"), None);
+    // The newest version by default, as the official SDKs send it (SPEC §I.2.1).
+    assert_eq!(request.header("authorization"), Some("Bearer sk-test-token"));
+    assert_eq!(request.header("anthropic-version"), Some("2026-10-21"));
+    assert_eq!(request.header("x-api-key"), None);
     let bodies = bodies(&srv);
     assert_eq!(bodies[0]["max_tokens"], json!(4096));
     assert_eq!(bodies[0]["system"], json!("Be brief."));
@@ -241,7 +327,9 @@ fn the_response_schema_is_asked_for_in_each_apis_terms() {
 fn an_anthropic_key_never_follows_a_redirect_to_another_origin() {
     let elsewhere = chat_server(vec![fixture("anthropic_text").0]);
     let srv = chat_server(vec![Step::sse(vec![]).status(307).header("Location", &format!("{}/messages", elsewhere.base_url()))]);
-    let (_c, d, rec) = setup_with(vec![with_api(model("m1", &srv.base_url()), Api::AnthropicMessages)], |p| p.retries = 0);
+    let mut keyed = with_api(model("m1", &srv.base_url()), Api::AnthropicMessages);
+    keyed.api_version = "2023-06-01".into();
+    let (_c, d, rec) = setup_with(vec![keyed], |p| p.retries = 0);
     d.run();
     rec.wait_finished();
     match ended(&rec.take()) {
@@ -249,6 +337,43 @@ fn an_anthropic_key_never_follows_a_redirect_to_another_origin() {
         other => panic!("{other:?}"),
     }
     assert!(elsewhere.requests().is_empty(), "the key did not leave its origin");
+}
+
+#[test]
+fn a_bearer_token_is_dropped_when_a_redirect_leaves_the_origin() {
+    let elsewhere = chat_server(vec![fixture("anthropic_text").0]);
+    let srv = chat_server(vec![Step::sse(vec![]).status(307).header("Location", &format!("{}/messages", elsewhere.base_url()))]);
+    let (_c, d, rec) = setup_with(vec![with_api(model("m1", &srv.base_url()), Api::AnthropicMessages)], |p| p.retries = 0);
+    d.run();
+    rec.wait_finished();
+    let followed = elsewhere.requests();
+    assert_eq!(followed.len(), 1, "{:?}", rec.take());
+    assert_eq!(followed[0].header("authorization"), None, "the token stayed at its origin");
+}
+
+#[test]
+fn each_anthropic_version_keeps_its_own_rules() {
+    let srv = chat_server(vec![fixture("anthropic_text").0, fixture("anthropic_text").0]);
+    let mut model = with_api(model("m1", &srv.base_url()), Api::AnthropicMessages);
+    model.set_parameter("temperature", json!(0.3));
+    model.set_parameter("top_p", json!(0.9));
+    model.set_parameter("max_tokens", json!(256));
+    let mut legacy = model.clone();
+    legacy.api_version = "2023-06-01".into();
+    for model in [model, legacy] {
+        let (_c, d, rec) = setup(vec![model]);
+        d.append_message(Message::new(Role::User, "hi"));
+        d.run();
+        rec.wait_finished();
+        assert_eq!(ended(&rec.take()), &Event::StreamEnded("It is noon.".into()));
+    }
+    let (requests, bodies) = (srv.requests(), bodies(&srv));
+    assert_eq!(requests[0].header("anthropic-version"), Some("2026-10-21"));
+    assert!(bodies[0].get("temperature").is_none() && bodies[0].get("top_p").is_none(), "{}", bodies[0]);
+    assert_eq!(bodies[0]["max_tokens"], json!(256));
+    assert_eq!(requests[1].header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(requests[1].header("x-api-key"), Some("sk-test-token"));
+    assert_eq!((bodies[1]["temperature"].clone(), bodies[1]["top_p"].clone()), (json!(0.3), json!(0.9)));
 }
 
 #[test]

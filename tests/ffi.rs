@@ -354,7 +354,9 @@ static RUN_EVENTS: Mutex<Vec<(ViEventKind, String, String, String)>> = Mutex::ne
 
 unsafe extern "C" fn on_run_event(_: *mut c_void, events: *const ViEvent, count: usize) {
     for e in unsafe { batch(events, count) } {
-        RUN_EVENTS.lock().unwrap().push((e.kind, view(e.text), view(e.call_id), view(e.tool_name)));
+        // The usage travels as JSON (SPEC §I.2.2); recorded in place of the (empty) text.
+        let text = if e.kind == ViEventKind::UsageUpdated { view(e.json) } else { view(e.text) };
+        RUN_EVENTS.lock().unwrap().push((e.kind, text, view(e.call_id), view(e.tool_name)));
     }
 }
 
@@ -364,10 +366,10 @@ fn run_event(kind: ViEventKind) -> Option<(ViEventKind, String, String, String)>
 
 #[test]
 fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_context() {
-    use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script};
+    use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script, usage_chunk};
     let server = ScriptedServer::start(script(vec![
         Step::sse(vec![chat_chunk_tool_call(0, "c1", "echo", "{\"x\":1}"), done()]),
-        Step::sse(vec![chat_chunk_content("done"), done()]),
+        Step::sse(vec![chat_chunk_content("done"), usage_chunk(7, 2), done()]),
     ]))
     .unwrap();
     unsafe {
@@ -444,6 +446,11 @@ fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_
         assert_eq!((started.2.as_str(), started.3.as_str()), ("c1", "echo"));
         let finished = run_event(ViEventKind::ToolCallFinished).unwrap();
         assert_eq!((finished.1.as_str(), finished.2.as_str()), (r#"{"echo":{"x":1}}"#, "c1"));
+        let usage: serde_json::Value = serde_json::from_str(&run_event(ViEventKind::UsageUpdated).unwrap().1).unwrap();
+        assert_eq!((usage["inputTokens"].as_i64(), usage["outputTokens"].as_i64(), usage["prompt_tokens"].as_i64()), (Some(7), Some(2), Some(7)));
+        let mut last_usage = null_mut();
+        assert_eq!(vi_dialog_last_usage(dialog, &mut last_usage), ViStatus::Ok);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&take(last_usage)).unwrap(), usage);
         assert_eq!(vi_dialog_stop(dialog), ViStatus::Ok, "a stop without a run does nothing");
         assert_eq!(vi_dialog_stop(null()), ViStatus::NullArgument);
         assert_eq!(vi_dialog_set_max_tool_rounds(dialog, -3), ViStatus::Ok);

@@ -51,12 +51,27 @@ def read_responses(base_url: str) -> dict:
         for _ in stream:
             pass
         response = stream.get_final_response()
-    items = [i.model_dump() for i in response.output]
+    items = [i.model_dump(exclude_unset=True) for i in response.output]
     return {
         "text": response.output_text,
         "reasoning": "".join(s["text"] for i in items if i["type"] == "reasoning" for s in i["summary"]),
         "tool_calls": [{"id": i["call_id"], "name": i["name"], "arguments": i["arguments"]} for i in items if i["type"] == "function_call"],
+        "thinking_blocks": kept_output(items),
     }
+
+
+def kept_output(items: list) -> list:
+    """What our client keeps of a Responses answer (SPEC §I.2.3): each reasoning item as the
+    SDK read it, and, once there is one, the place of each later call or message."""
+    kept: list = []
+    for item in items:
+        if item["type"] == "reasoning":
+            kept.append(item)
+        elif kept and item["type"] == "function_call":
+            kept.append({"type": "function_call", "call_id": item["call_id"]})
+        elif kept and item["type"] == "message":
+            kept.append({"type": "message"})
+    return kept
 
 
 def main() -> int:
@@ -76,9 +91,7 @@ def main() -> int:
         if fixture["api"] == "anthropic":
             # The SDK parses the tool input; our client keeps the text the model streamed.
             wanted["tool_calls"] = [{"id": c["id"], "name": c["name"], "input": json.loads(c["arguments"])} for c in expect["tool_calls"]]
-            wanted.setdefault("thinking_blocks", [])
-        else:
-            got.pop("thinking_blocks", None)
+        wanted.setdefault("thinking_blocks", [])
         if got != wanted:
             failed += 1
             print(f"{path.name}: the SDK read {got}, the fixture says {wanted}")

@@ -8,14 +8,19 @@ message before the next other message; Responses: a function_call_output for eve
 function_call; Anthropic: a tool_result in the next user turn, first in it, and turns alternate).
 
 The scripted server names each body after its API: chat_completions-*.json, responses-*.json,
-messages-*.json.
+and messages@<anthropic-version>-*.json. Each Anthropic version is checked with the SDK that
+sends it (SPEC §I.2.1): 2026-10-21 with the venv's `anthropic` 2.x, 2023-06-01 with `anthropic`
+0.x installed beside it (tests/requirements-anthropic-2023-06-01.txt, in a child process).
 
-usage: validate_request_bodies.py <directory of *.json bodies>
+usage: validate_request_bodies.py <directory of *.json bodies> [--only <kind>]
 """
 import importlib
 import json
+import os
 import pathlib
 import pkgutil
+import re
+import subprocess
 import sys
 
 import anthropic.types
@@ -123,30 +128,65 @@ def checker(request_type, lists: dict, pairing):
     return check
 
 
+# The Anthropic version each SDK sends, and where it is: None for the venv's own.
+ANTHROPIC_SDKS = {"2026-10-21": None, "2023-06-01": "anthropic-2023-06-01"}
+
+
+def anthropic_sdk_version() -> str:
+    """The anthropic-version the imported SDK sends (0.x hard-codes 2023-06-01)."""
+    constants = importlib.import_module("anthropic._constants")
+    return getattr(constants, "ANTHROPIC_API_VERSION", "2023-06-01")
+
+
+def kind_of(path: pathlib.Path) -> str:
+    match = re.match(r"(chat_completions|responses|messages@[^-]+(?:-\d\d)*)-", path.name)
+    return match.group(1) if match else path.name
+
+
+def checked_elsewhere(directory: pathlib.Path, version: str) -> int:
+    """Checks the bodies of Anthropic `version` in a child process that imports that SDK."""
+    sdk = pathlib.Path(sys.prefix) / ANTHROPIC_SDKS[version]
+    if not (sdk / "anthropic").is_dir():
+        print(f"no anthropic SDK for {version} at {sdk}: tools/test.sh installs it")
+        return 1
+    env = dict(os.environ, PYTHONPATH=str(sdk))
+    return subprocess.run([sys.executable, __file__, str(directory), "--only", f"messages@{version}"], env=env).returncode
+
+
 def main() -> int:
+    only = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--only" else None
     forbid_unknown_keys(openai.types)
     forbid_unknown_keys(anthropic.types)
+    sdk_version = anthropic_sdk_version()
+    if only and only != f"messages@{sdk_version}":
+        print(f"{only}: the anthropic SDK imported ({anthropic.__version__}) sends {sdk_version}")
+        return 1
     checks = {
         "chat_completions": (checker(completion_create_params.CompletionCreateParamsStreaming,
                                      {"messages": ChatCompletionMessageParam, "tools": ChatCompletionToolUnionParam},
                                      chat_pairing), "messages"),
         "responses": (checker(response_create_params.ResponseCreateParamsStreaming,
                               {"input": ResponseInputItemParam, "tools": ToolParam}, responses_pairing), "input"),
-        "messages": (checker(message_create_params.MessageCreateParamsStreaming,
-                             {"messages": MessageParam, "tools": ToolUnionParam}, anthropic_pairing), "messages"),
+        f"messages@{sdk_version}": (checker(message_create_params.MessageCreateParamsStreaming,
+                                            {"messages": MessageParam, "tools": ToolUnionParam}, anthropic_pairing), "messages"),
     }
     directory = pathlib.Path(sys.argv[1])
-    bodies = sorted(directory.glob("*.json"))
+    bodies = sorted(path for path in directory.glob("*.json") if only is None or kind_of(path) == only)
     if not bodies:
         print(f"no request bodies in {directory}: did the run tests record any?")
         return 1
     failed = 0
     counts = {api: 0 for api in checks}
+    elsewhere = set()
     for path in bodies:
-        api = path.name.split("-", 1)[0]
+        api = kind_of(path)
+        version = api.removeprefix("messages@")
+        if api not in checks and api.startswith("messages@") and version in ANTHROPIC_SDKS and only is None:
+            elsewhere.add(version)
+            continue
         if api not in checks:
             failed += 1
-            print(f"{path.name}: no API of that name")
+            print(f"{path.name}: no API of that name, or an Anthropic version no SDK here sends")
             continue
         counts[api] += 1
         check, history = checks[api]
@@ -155,7 +195,9 @@ def main() -> int:
         except (ValidationError, ValueError, KeyError, TypeError) as error:
             failed += 1
             print(f"{path.name}: not a valid {api} request:\n{error}")
-    print(f"{len(bodies) - failed} passed, {failed} failed ({counts})")
+    print(f"{sum(counts.values())} checked, {failed} failed ({counts}; anthropic {anthropic.__version__})")
+    for version in sorted(elsewhere):
+        failed += checked_elsewhere(directory, version)
     return 1 if failed else 0
 
 

@@ -12,6 +12,11 @@ if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+# The SDK of Anthropic's older API version, beside the venv's own (tests/validate_request_bodies.py).
+if [ ! -d .venv/anthropic-2023-06-01/anthropic ]; then
+    .venv/bin/pip install --quiet --disable-pip-version-check --target .venv/anthropic-2023-06-01 \
+        -r tests/requirements-anthropic-2023-06-01.txt
+fi
 cmake -S . -B "$build" -G Ninja -DVI_PYTHON="$PWD/.venv/bin/python"
 cmake --build "$build"
 ctest --test-dir "$build" --output-on-failure

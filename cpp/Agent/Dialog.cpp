@@ -254,6 +254,10 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
     }
     case VI_EVENT_KIND_RUN_FINISHED:
         return [](Dialog* d) { Q_EMIT d->runFinished(); };
+    case VI_EVENT_KIND_USAGE_UPDATED: {
+        const JsonConfig usage = jsonFromUtf8(QByteArray(event.json.data, qsizetype(event.json.len)));
+        return [usage](Dialog* d) { Q_EMIT d->usageUpdated(usage); };
+    }
     case VI_EVENT_KIND_MESSAGES_RESET:
         return [](Dialog* d) { Q_EMIT d->messagesReset(); };
     case VI_EVENT_KIND_TOOL_APPROVAL_REQUESTED:

@@ -132,6 +132,29 @@ Model::Api Model::getApi() const
     return Api(vi_model_api(d));
 }
 
+Model& Model::setApiVersion(const QString& version)
+{
+    const Utf8 u(version);
+    vi_model_set_api_version(mut(), u.data(), u.size());
+    return *this;
+}
+
+QString Model::getApiVersion() const
+{
+    return toQString(vi_model_api_version(d));
+}
+
+Model& Model::setPromptCaching(bool on)
+{
+    vi_model_set_prompt_caching(mut(), on);
+    return *this;
+}
+
+bool Model::getPromptCaching() const
+{
+    return vi_model_prompt_caching(d);
+}
+
 Model& Model::setParameter(const QString& key, const QJsonValue& value)
 {
     const Utf8 k(key);

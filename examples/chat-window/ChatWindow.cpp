@@ -221,17 +221,15 @@ void ChatWindow::showDialog(Dialog* dialog)
         askBeforeTools->setChecked(dialog->getToolApproval());
         dialogConnections
             << connect(dialog, &Dialog::streamBegan, this, [this] { updateButtons(); })
+            // The normalised counts read the same on every API (SPEC §I.2.2).
+            << connect(dialog, &Dialog::usageUpdated, this, [this](const Visindigo::Utility::JsonConfig& u) {
+                   const qint64 cached = u.getInt(QStringLiteral("cachedInputTokens"));
+                   QString text = tr("Tokens: %1 in, %2 out").arg(u.getInt(QStringLiteral("inputTokens"))).arg(u.getInt(QStringLiteral("outputTokens")));
+                   if (cached > 0)
+                       text += tr(" (%1 cached)").arg(cached);
+                   usage->setText(text);
+               })
             << connect(dialog, &Dialog::runFinished, this, [this] {
-                   const Visindigo::Utility::JsonConfig u = current ? current->getLastUsage() : Visindigo::Utility::JsonConfig();
-                   // Chat Completions says prompt/completion, Responses and Anthropic input/output.
-                   const auto tokens = [&u](const char* chat, const char* other) {
-                       const QString key = QLatin1String(chat);
-                       return u.contains(key) ? u.getInt(key) : u.getInt(QLatin1String(other));
-                   };
-                   if (!u.isEmpty())
-                       usage->setText(tr("Tokens: %1 in, %2 out")
-                                          .arg(tokens("prompt_tokens", "input_tokens"))
-                                          .arg(tokens("completion_tokens", "output_tokens")));
                    approvals.clear();
                    approvalBar->hide();
                    updateButtons();

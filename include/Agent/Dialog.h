@@ -172,10 +172,14 @@ public:
     /// \name Extensions (not in the native module)
     //@{
     /// Cancels the run in progress: when this returns isStreaming() is false and
-    /// runFailed("[Aborted] Run aborted.") has been emitted (or queued behind earlier
-    /// signals when called off the dialog's thread).
+    /// runFailed("[Aborted] Run aborted.") has been emitted, or is queued behind earlier
+    /// signals not yet delivered (called off the dialog's thread, or while the stream's own
+    /// signals wait in the event queue): wait for runFinished() before the next run().
     void abort();
-    /// The `usage` object the server last reported (empty when none).
+    /// The `usage` object the server last reported (empty when none): the provider's own keys
+    /// (e.g. prompt_tokens), and on every API inputTokens (every prompt token, cached or not),
+    /// outputTokens (reasoning included), cachedInputTokens, cacheWriteTokens, reasoningTokens
+    /// and raw (the provider's object unchanged) (SPEC §I.2.2; README, "Usage").
     Visindigo::Utility::JsonConfig getLastUsage() const;
 
     /// "Stop generating" (SPEC §H.3.2), keeping what was said: while an answer streams, the
@@ -184,8 +188,9 @@ public:
     /// tools run, every call without an answer is answered {"error":"stopped by the user"}
     /// (a call that already finished keeps its result). No further round; runFinished()
     /// last. The request is cancelled at once. When this returns isStreaming() is false and
-    /// those signals have been emitted (or are queued behind earlier ones when called off
-    /// the dialog's thread). Nothing happens without a run.
+    /// those signals have been emitted, or are queued behind earlier ones not yet delivered
+    /// (called off the dialog's thread, or while the stream's own signals wait in the event
+    /// queue): wait for runFinished() before the next run(). Nothing happens without a run.
     void stop();
 
     /// Tool approval (SPEC §H.3.4; default off, Dialog JSON "toolApproval" only when on):
@@ -268,6 +273,9 @@ Q_SIGNALS:
     /// Extension: every model of the provider failed (reason: the last failure); pass `attempt` (1, 2,
     /// …) over them starts after delayMs (SPEC §H.1.4). abort() ends the wait.
     void retrying(qint32 attempt, qint32 delayMs, const QString& reason);
+    /// Extension (SPEC §I.2.2): a round reported usage — once at its end, before its
+    /// streamEnded (or runFailed); `usage` is what getLastUsage() returns from then on.
+    void usageUpdated(const Visindigo::Utility::JsonConfig& usage);
     /// The last signal of every run (SPEC §H.3.1), after the final streamEnded or runFailed:
     /// exactly once per run() — also when run() fails at once (no provider, no model, already
     /// running: then isStreaming() may still be true for the run in progress) and after

@@ -66,9 +66,11 @@ public:
     Message& setToolCalls(const QString& rawJsonArray);
     /// Shown to the user, never sent to the server.
     Message& setReasoning(const QString& reasoning);
-    /// Extension (SPEC §H.2.2): Anthropic's thinking blocks of an answer, signatures
-    /// included, as a JSON array text; sent back verbatim in the rounds that follow. Message
-    /// JSON "thinkingBlocks" only when not empty.
+    /// Extension (SPEC §H.2.2, §I.2.3): the reasoning of an answer that the API wants back —
+    /// Anthropic's thinking blocks with their signatures, the Responses API's reasoning items
+    /// with their encrypted content and the order of the output they came in — as a JSON
+    /// array text; sent back verbatim in the rounds and runs that follow, each API only its
+    /// own entries. Message JSON "thinkingBlocks" only when not empty.
     Message& setThinkingBlocks(const QString& blocksJson);
 
     /// Who says it.
@@ -83,7 +85,7 @@ public:
     QString getToolCalls() const;
     /// The reasoning shown with an answer.
     QString getReasoning() const;
-    /// Anthropic's thinking blocks as JSON array text ("" for none).
+    /// The kept reasoning as JSON array text ("" for none).
     QString getThinkingBlocks() const;
     /// Neither content nor tool calls (name and reasoning don't count).
     bool isEmpty() const;

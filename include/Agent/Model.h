@@ -41,7 +41,7 @@ public:
     Q_FLAG(Capabilities)
     /// The wire protocol (extension, SPEC §H.2): OpenAI-compatible Chat Completions
     /// (`POST <url>/chat/completions`, the default), OpenAI Responses (`<url>/responses`) or
-    /// Anthropic Messages (`<url>/messages`, x-api-key). One provider may mix them.
+    /// Anthropic Messages (`<url>/messages`, its version from setApiVersion). One provider may mix them.
     enum class Api {
         ChatCompletions = 0,   ///< OpenAI-compatible Chat Completions.
         Responses = 1,         ///< OpenAI Responses.
@@ -67,7 +67,7 @@ public:
     /// The base url; the API's path ("/chat/completions", "/responses", "/messages") is
     /// appended at run time.
     Model& setUrl(const QUrl& url);
-    /// The API key (sent as a Bearer token, or x-api-key for Anthropic); never logged.
+    /// The API key (sent as a Bearer token, or x-api-key for Anthropic 2023-06-01); never logged.
     Model& setToken(const QString& token);
     /// Total time of one request; 0 = unlimited.
     Model& setTimeoutMs(qint32 ms);
@@ -89,6 +89,16 @@ public:
     /// Extension: Model JSON "api" ("responses", "anthropicMessages") only when not
     /// ChatCompletions; read case-insensitively, anything else is ChatCompletions.
     Model& setApi(Api api);
+    /// Extension (SPEC §I.2.1): the API's version where it has versions, sent as given. For
+    /// AnthropicMessages "2026-10-21" (the default, "" = the newest this library knows: the
+    /// token as `Authorization: Bearer`, temperature/top_p/top_k never sent) or "2023-06-01"
+    /// (x-api-key, every parameter sent; so is any version before 2026-10-21). The other APIs
+    /// have no version of their own and ignore it. Model JSON "apiVersion" only when set.
+    Model& setApiVersion(const QString& version);
+    /// Extension (SPEC §I.2.2): asks the server to cache the stable prefix of each request —
+    /// Anthropic's top-level cache_control, OpenAI's prompt_cache_key (the dialog's id).
+    /// Default false; Model JSON "promptCaching" only when true.
+    Model& setPromptCaching(bool on);
 
     /// The id (the key in the Center's pool).
     QString getId() const;
@@ -108,13 +118,17 @@ public:
     bool hasCapability(Capability capability) const;
     /// The wire protocol.
     Api getApi() const;
+    /// The API version as set ("" = the newest).
+    QString getApiVersion() const;
+    /// Whether prompt caching is asked for.
+    bool getPromptCaching() const;
     /// The parameters as a JSON object.
     Visindigo::Utility::JsonConfig getParameters() const;
     /// Name, a url with a scheme and a token are all set.
     bool isValid() const;
 
     /// id, name, url, token, timeoutMs, idleTimeoutMs, capabilities, parameters (and "api"
-    /// when not ChatCompletions).
+    /// when not ChatCompletions, "apiVersion" when set, "promptCaching" when true).
     Visindigo::Utility::JsonConfig toJson() const;
     /// Returns whether a non-empty id was read (the id is kept otherwise). A JsonConfig
     /// whose root is not an object changes nothing and returns false.

@@ -102,6 +102,7 @@ impl Dialog {
             }
             s.run = Some(ActiveRun { generation, cancel, calls: Vec::new(), appended: 0, elicitations: Vec::new() });
             s.last_usage = None;
+            s.usage_unreported = false;
             s.begin_assistant_message(events);
             true
         });
@@ -121,6 +122,7 @@ impl Dialog {
                 run.cancel.cancel();
                 s.streaming = false;
                 s.streaming_content.clear();
+                s.usage_unreported = false;
                 events.extend([Event::RunFailed(ABORTED.to_owned()), Event::RunFinished]);
             }
         });
@@ -230,6 +232,7 @@ impl RunTicket {
             }
             if usage.is_some() {
                 s.last_usage = usage;
+                s.usage_unreported = true;
             }
         })
         .is_some()
@@ -352,10 +355,12 @@ impl RunTicket {
                 RunEnd::Failed(message) => {
                     s.streaming = false;
                     s.streaming_content.clear();
+                    s.report_usage(events);
                     events.push(Event::RunFailed(message));
                 }
                 RunEnd::TooManyRounds => {
                     s.streaming = false;
+                    s.report_usage(events);
                     events.push(Event::StreamEnded(Text::from(std::mem::take(&mut s.streaming_content))));
                     events.push(Event::RunFailed("Too many tool call rounds.".to_owned()));
                 }
@@ -383,6 +388,9 @@ mod tests {
         let run = d.start_run(CancellationToken::new()).unwrap();
         assert!(d.is_streaming());
         assert!(run.append_stream(vec![Piece::Reasoning("think".into()), Piece::Content("Let me".into())], None));
+        // Usage that grows during the round is announced once, at its end.
+        assert!(run.append_stream(vec![], Some(serde_json::json!({"total_tokens": 1}))));
+        assert!(run.append_stream(vec![], Some(serde_json::json!({"total_tokens": 2}))));
         assert!(run.end_round(r#"[{"id":"c1"}]"#.into(), &[CallSpec { id: "c1", name: "clock", arguments: "{}" }]));
         assert!(run.start_tool_call(0));
         assert!(run.finish_tool_call(0, "12:00".to_owned()));
@@ -396,6 +404,7 @@ mod tests {
                 Event::StreamReasoning("think".into()),
                 Event::StreamDelta("Let me".into()),
                 Event::MessageAppended(0),
+                Event::UsageUpdated(serde_json::json!({"total_tokens": 2})),
                 Event::StreamEnded("Let me".into()),
                 Event::ToolCallStarted { call_id: "c1".into(), tool_name: "clock".into(), arguments: "{}".into() },
                 Event::ToolCallFinished { call_id: "c1".into(), tool_name: "clock".into(), result: "12:00".into() },
@@ -403,6 +412,7 @@ mod tests {
                 Event::StreamBegan,
                 Event::StreamDelta("It is noon.".into()),
                 Event::MessageAppended(2),
+                Event::UsageUpdated(serde_json::json!({"total_tokens": 3})),
                 Event::StreamEnded("It is noon.".into()),
                 Event::RunFinished,
             ]
@@ -458,10 +468,11 @@ mod tests {
     fn failures_discard_the_round_and_too_many_rounds_ends_it() {
         let (d, r) = dialog_with_recorder();
         let run = d.start_run(CancellationToken::new()).unwrap();
-        run.append_stream(vec![Piece::Content("x".into())], None);
+        run.append_stream(vec![Piece::Content("x".into())], Some(serde_json::json!({"total_tokens": 5})));
         r.take();
         run.finish(RunEnd::Failed("[ServerError] boom".into()));
-        assert_eq!(r.take(), vec![Event::RunFailed("[ServerError] boom".into()), Event::RunFinished]);
+        let spent = Event::UsageUpdated(serde_json::json!({"total_tokens": 5}));
+        assert_eq!(r.take(), vec![spent, Event::RunFailed("[ServerError] boom".into()), Event::RunFinished], "tokens spent are told");
         assert_eq!((d.message_count(), d.streaming_content(), d.is_streaming()), (0, String::new(), false));
 
         let run = d.start_run(CancellationToken::new()).unwrap();

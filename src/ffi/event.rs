@@ -49,6 +49,10 @@ pub enum ViEventKind {
     /// `text` is its message, `json` the JSON Schema of what it asks for, `call_id` the request
     /// id to answer with `vi_dialog_answer_mcp_elicitation`. Declined when the run ends first.
     McpElicitationRequested = 16,
+    /// The usage a round reported (SPEC §I.2.2), once at its end: `json` is the object
+    /// `vi_dialog_last_usage` gives (the provider's keys, `inputTokens`, `outputTokens`,
+    /// `cachedInputTokens`, `cacheWriteTokens`, `reasoningTokens`, `raw`).
+    UsageUpdated = 17,
 }
 
 /// One event. Every view lives only during the callback; fields that do not apply to the
@@ -79,7 +83,8 @@ pub struct ViEvent {
     pub progress: f64,
     /// `McpProgress` only: the total, 0 when the server gave none (else 0).
     pub total: f64,
-    /// `McpElicitationRequested` only: the requested schema as JSON text (else empty).
+    /// `McpElicitationRequested`: the requested schema; `UsageUpdated`: the usage; as JSON
+    /// text (else empty).
     pub json: ViStr,
 }
 
@@ -115,13 +120,15 @@ impl CEventSink {
 
 impl EventSink for CEventSink {
     fn emit(&self, events: &[Event]) {
-        // The JSON texts, kept alive for the call; none for a batch without an elicitation
-        // (every streamed batch), which so costs nothing more.
-        let json: Vec<String> = if events.iter().any(|e| matches!(e, Event::McpElicitationRequested { .. })) {
+        // The JSON texts, kept alive for the call; none for a batch without JSON (every
+        // streamed batch but a round's last), which so costs nothing more.
+        let carries_json = |e: &Event| matches!(e, Event::McpElicitationRequested { .. } | Event::UsageUpdated(_));
+        let json: Vec<String> = if events.iter().any(carries_json) {
             events
                 .iter()
                 .map(|event| match event {
                     Event::McpElicitationRequested { schema, .. } => schema.to_string(),
+                    Event::UsageUpdated(usage) => usage.to_string(),
                     _ => String::new(),
                 })
                 .collect()
@@ -190,6 +197,7 @@ impl ViEvent {
                 e.text = ViStr::of(reason);
             }
             Event::RunFinished => e.kind = ViEventKind::RunFinished,
+            Event::UsageUpdated(_) => (e.kind, e.json) = (ViEventKind::UsageUpdated, ViStr::of(json)),
             Event::MessagesReset => e.kind = ViEventKind::MessagesReset,
             Event::ToolApprovalRequested { call_id, tool_name, arguments } => {
                 e.kind = ViEventKind::ToolApprovalRequested;

@@ -53,7 +53,8 @@ pub unsafe extern "C" fn vi_message_role(message: *const ViMessage) -> u32 {
     boundary("vi_message_role", || Ok(unsafe { ViMessage::get(message) }.map_or(Role::User, |m| m.role) as u32))
 }
 
-/// Sets the thinking blocks (JSON array text, kept verbatim; SPEC §H.2.2).
+/// Sets the kept reasoning: Anthropic thinking blocks, Responses reasoning items (JSON array
+/// text, kept verbatim; SPEC §H.2.2, §I.2.3).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_message_set_thinking_blocks(message: *mut ViMessage, data: *const c_char, len: usize) -> ViStatus {
     unsafe { access::set_str("vi_message_set_thinking_blocks", message, data, len, |m, v| m.thinking_blocks = v.to_owned()) }

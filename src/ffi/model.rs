@@ -72,6 +72,31 @@ pub unsafe extern "C" fn vi_model_api(model: *const ViModel) -> u32 {
     boundary::boundary("vi_model_api", || Ok(unsafe { ViModel::get(model) }.map_or(Api::ChatCompletions, |m| m.api) as u32))
 }
 
+/// Sets the API's version where the API has versions (Anthropic's `anthropic-version`, e.g.
+/// "2023-06-01"); "" = the newest the library knows (SPEC §I.2.1). Sent as given.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_set_api_version(model: *mut ViModel, data: *const c_char, len: usize) -> ViStatus {
+    unsafe { access::set_str("vi_model_set_api_version", model, data, len, |m, v| m.api_version = v.to_owned()) }
+}
+
+/// The API version as set ("" = the newest); lives until the model changes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_api_version(model: *const ViModel) -> ViStr {
+    unsafe { access::get_str("vi_model_api_version", model, |m| &m.api_version) }
+}
+
+/// Asks the server to cache each request's stable prefix (SPEC §I.2.2; default false).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_set_prompt_caching(model: *mut ViModel, on: bool) -> ViStatus {
+    unsafe { access::set("vi_model_set_prompt_caching", model, |m| m.prompt_caching = on) }
+}
+
+/// Whether prompt caching is asked for (false for NULL).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_prompt_caching(model: *const ViModel) -> bool {
+    unsafe { access::get("vi_model_prompt_caching", model, |m| m.prompt_caching) }
+}
+
 /// API: OpenAI-compatible `POST <url>/chat/completions` (the default).
 pub const VI_API_CHAT_COMPLETIONS: u32 = 0;
 /// API: OpenAI Responses, `POST <url>/responses`.

@@ -232,8 +232,10 @@ impl Run {
         let offered = self.mcp.offer(request::tool_names(&tools));
         tools.extend(offered.iter().map(|t| request::ToolSpec::new(&t.name, &t.description, &t.input_schema)));
         let schema = dialog.response_schema();
+        let dialog_id = dialog.id();
         Some(dialog.read_messages(|messages| {
-            wire.body(&wire::BodyParts { model, system: &system, messages, tools: &tools, response_schema: schema.as_ref() })
+            let parts = wire::BodyParts { model, dialog_id: &dialog_id, system: &system, messages, tools: &tools, response_schema: schema.as_ref() };
+            wire.body(&parts)
         }))
     }
 
@@ -245,8 +247,8 @@ impl Run {
         let request = transport::Request {
             base_url: &model.url,
             path: wire.path(),
-            headers: wire.headers(&model.token),
-            keyed: wire.keyed(),
+            headers: wire.headers(model),
+            keyed: wire.keyed(model),
             body,
             timeout_ms: model.timeout_ms,
             idle_timeout_ms: model.idle_timeout_ms,
@@ -262,7 +264,7 @@ impl Run {
             if answer.is_empty() {
                 return Err(AttemptFailure { failure: response.unreadable(), streamed: false });
             }
-            self.apply(&mut stream, answer)
+            self.apply(&mut stream, wire, answer)
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
             return Ok(stream.tool_calls.finish());
@@ -290,7 +292,7 @@ impl Run {
                 any_event = true;
             }
             let done = self
-                .apply(&mut stream, pending.drain(..))
+                .apply(&mut stream, wire, pending.drain(..))
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
             if piece.is_none() && !any_event {
@@ -306,9 +308,10 @@ impl Run {
         }
     }
 
-    /// Applies parsed chunks to the dialog in one transition. Ok(Some(done)) tells whether
-    /// `[DONE]` was seen; Ok(None) that the run is no longer current.
-    fn apply(&self, stream: &mut Stream, chunks: impl IntoIterator<Item = Parsed>) -> Result<Option<bool>, Failure> {
+    /// Applies parsed chunks to the dialog in one transition (usage in `wire`'s terms and the
+    /// normalised ones). Ok(Some(done)) tells whether `[DONE]` was seen; Ok(None) that the
+    /// run is no longer current.
+    fn apply(&self, stream: &mut Stream, wire: &dyn wire::Wire, chunks: impl IntoIterator<Item = Parsed>) -> Result<Option<bool>, Failure> {
         let mut outcome = Ok(false);
         let mut usage = None;
         let mut pieces = Vec::new();
@@ -345,8 +348,8 @@ impl Run {
                         }
                     }
                     stream.streamed |= !c.tool_calls.is_empty();
-                    if c.usage.is_some() {
-                        usage = c.usage;
+                    if let Some(raw) = c.usage {
+                        usage = Some(wire::normalised_usage(wire, raw));
                     }
                 }
             }

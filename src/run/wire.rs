@@ -20,6 +20,8 @@ use serde_json::Value;
 /// Everything a request body is made of.
 pub struct BodyParts<'a> {
     pub model: &'a Model,
+    /// The dialog's id: OpenAI's `prompt_cache_key` when the model asks for caching.
+    pub dialog_id: &'a str,
     /// The skills' instructions ("" when none).
     pub system: &'a str,
     pub messages: &'a [Message],
@@ -30,11 +32,11 @@ pub struct BodyParts<'a> {
 pub trait Wire: Sync {
     /// Appended to the model's base url.
     fn path(&self) -> &'static str;
-    /// The headers that carry the token (and the API's version).
-    fn headers(&self, token: &str) -> Vec<(&'static str, String)>;
+    /// The headers that carry the model's token (and the API's version).
+    fn headers(&self, model: &Model) -> Vec<(&'static str, String)>;
     /// Whether the token travels in a header of its own, which reqwest does not drop across
     /// origins as it drops `Authorization`: such a request never follows a redirect elsewhere.
-    fn keyed(&self) -> bool {
+    fn keyed(&self, _model: &Model) -> bool {
         false
     }
     fn body(&self, parts: &BodyParts) -> String;
@@ -46,6 +48,43 @@ pub trait Wire: Sync {
     /// A whole JSON answer (a server that did not stream) as the events it stands for;
     /// empty when it is none of this API's answers.
     fn answer(&self, text: &str) -> Vec<Parsed>;
+    /// The counts of one of this API's usage objects, in the terms of [`Usage`].
+    fn usage(&self, raw: &Value) -> Usage;
+}
+
+/// Token counts in the same terms on every API (SPEC §I.2.2): `input` is every prompt token,
+/// cached or not; `output` includes the reasoning tokens.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    pub input: i64,
+    pub output: i64,
+    pub cached_input: i64,
+    pub cache_write: i64,
+    pub reasoning: i64,
+}
+
+/// The usage object as `getLastUsage()` shows it: the provider's own keys where §E.10 put
+/// them, the normalised counts beside them, and `raw`, the provider's object unchanged.
+pub fn normalised_usage(wire: &dyn Wire, raw: Value) -> Value {
+    let Value::Object(own) = &raw else { return raw };
+    let counts = wire.usage(&raw);
+    let mut o = own.clone();
+    for (key, count) in [
+        ("inputTokens", counts.input),
+        ("outputTokens", counts.output),
+        ("cachedInputTokens", counts.cached_input),
+        ("cacheWriteTokens", counts.cache_write),
+        ("reasoningTokens", counts.reasoning),
+    ] {
+        o.insert(key.into(), count.into());
+    }
+    o.insert("raw".into(), raw);
+    Value::Object(o)
+}
+
+/// The count at `pointer` in a usage object (0 when absent or not an integer).
+fn count(usage: &Value, pointer: &str) -> i64 {
+    usage.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// One attempt's stream.
@@ -78,6 +117,13 @@ fn chunk_or_nothing(chunk: Chunk) -> Parsed {
 /// The model's parameters, but `model` and the keys the wire writes itself.
 fn parameters<'a>(model: &'a Model, own: &'a [&str]) -> impl Iterator<Item = (&'a String, &'a Value)> {
     model.parameters.iter().filter(move |(key, _)| key.as_str() != "model" && !own.contains(&key.as_str()))
+}
+
+/// OpenAI's `prompt_cache_key` (SPEC §I.2.2): the dialog's id when the model asks for
+/// caching, unless its parameters set one.
+fn prompt_cache_key<'a>(parts: &BodyParts<'a>) -> Option<&'a str> {
+    let wanted = parts.model.prompt_caching && !parts.dialog_id.is_empty();
+    (wanted && !parts.model.parameters.contains_key("prompt_cache_key")).then_some(parts.dialog_id)
 }
 
 /// Puts `format` under `key` beside whatever options the model's parameters put there
@@ -150,6 +196,16 @@ mod tests {
         assert_eq!(error_event(r#"{"message":"m"}"#), Parsed::Error("m".into()));
         assert_eq!(error_event(r#"{"error":{"message":"e"}}"#), Parsed::Error("e".into()));
         assert!(matches!(error_event(" "), Parsed::Error(m) if m.contains("without a message")));
+    }
+
+    #[test]
+    fn usage_keeps_the_providers_keys_and_adds_the_normalised_counts() {
+        let raw = serde_json::json!({"prompt_tokens": 10, "completion_tokens": 4, "prompt_tokens_details": {"cached_tokens": 6}});
+        let usage = normalised_usage(for_api(Api::ChatCompletions), raw.clone());
+        assert_eq!(usage["prompt_tokens"], 10);
+        assert_eq!((usage["inputTokens"].as_i64(), usage["cachedInputTokens"].as_i64(), usage["reasoningTokens"].as_i64()), (Some(10), Some(6), Some(0)));
+        assert_eq!(usage["raw"], raw);
+        assert_eq!(normalised_usage(for_api(Api::Responses), serde_json::json!(3)), serde_json::json!(3));
     }
 
     #[test]

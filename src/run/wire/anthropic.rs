@@ -1,6 +1,6 @@
-//! Anthropic Messages (SPEC §H.2.2): `POST <base>/messages` with `x-api-key` and
-//! `anthropic-version`, content blocks in turns that alternate, and the stream's content-block
-//! events mapped onto the run's chunks.
+//! Anthropic Messages (SPEC §H.2.2, §I.2.1): `POST <base>/messages` with the token and
+//! `anthropic-version` as the version asks, content blocks in turns that alternate, and the
+//! stream's content-block events mapped onto the run's chunks.
 //!
 //! Thinking blocks arrive in pieces (`thinking_delta`, `signature_delta`) and are kept whole
 //! with the answer (`Message::thinking_blocks`), because the API refuses a tool loop whose
@@ -8,6 +8,7 @@
 
 use super::{BodyParts, Events, Wire};
 use crate::message::{Image, Message, Role};
+use crate::model::Model;
 use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -16,6 +17,29 @@ use std::collections::HashMap;
 /// `max_tokens` is required by the API; this when the model's parameters do not set it.
 const DEFAULT_MAX_TOKENS: i64 = 4096;
 
+/// The version sent when the model names none: the newest this library knows, the one the
+/// official SDKs (2.x) send.
+const NEWEST_VERSION: &str = "2026-10-21";
+
+/// The parameters versions from 2026-10-21 on refuse, even at their default values.
+const SAMPLING_PARAMETERS: [&str; 3] = ["temperature", "top_p", "top_k"];
+
+/// What the model's `anthropic-version` changes, decided here once (SPEC §I.2.1). Versions
+/// are dates: one that sorts before 2026-10-21 keeps the rules of 2023-06-01 (`x-api-key`,
+/// sampling parameters sent).
+struct Version<'a> {
+    name: &'a str,
+    /// `Authorization: Bearer` instead of `x-api-key`, and no sampling parameters.
+    current: bool,
+}
+
+impl<'a> Version<'a> {
+    fn of(model: &'a Model) -> Version<'a> {
+        let name = if model.api_version.is_empty() { NEWEST_VERSION } else { model.api_version.as_str() };
+        Version { name, current: name >= NEWEST_VERSION }
+    }
+}
+
 pub struct AnthropicMessages;
 
 impl Wire for AnthropicMessages {
@@ -23,12 +47,17 @@ impl Wire for AnthropicMessages {
         "/messages"
     }
 
-    fn headers(&self, token: &str) -> Vec<(&'static str, String)> {
-        vec![("x-api-key", token.to_owned()), ("anthropic-version", "2023-06-01".to_owned())]
+    fn headers(&self, model: &Model) -> Vec<(&'static str, String)> {
+        let version = Version::of(model);
+        let token = match version.current {
+            true => ("authorization", format!("Bearer {}", model.token)),
+            false => ("x-api-key", model.token.clone()),
+        };
+        vec![token, ("anthropic-version", version.name.to_owned())]
     }
 
-    fn keyed(&self) -> bool {
-        true
+    fn keyed(&self, model: &Model) -> bool {
+        !Version::of(model).current
     }
 
     fn body(&self, parts: &BodyParts) -> String {
@@ -51,7 +80,15 @@ impl Wire for AnthropicMessages {
             });
             o.insert("tools".into(), tools.collect());
         }
-        for (key, value) in super::parameters(parts.model, &["max_tokens", "stream"]) {
+        // Automatic caching of the longest stable prefix (SPEC §I.2.2); a parameter may say more.
+        if parts.model.prompt_caching {
+            o.insert("cache_control".into(), json!({"type": "ephemeral"}));
+        }
+        let mut own = vec!["max_tokens", "stream"];
+        if Version::of(parts.model).current {
+            own.extend(SAMPLING_PARAMETERS);
+        }
+        for (key, value) in super::parameters(parts.model, &own) {
             o.insert(key.clone(), value.clone());
         }
         if let Some(schema) = parts.response_schema {
@@ -101,6 +138,18 @@ impl Wire for AnthropicMessages {
         out.push(Parsed::Done);
         out
     }
+
+    /// `input_tokens` counts only what was neither read from nor written to the cache.
+    fn usage(&self, raw: &Value) -> super::Usage {
+        let (read, written) = (super::count(raw, "/cache_read_input_tokens"), super::count(raw, "/cache_creation_input_tokens"));
+        super::Usage {
+            input: super::count(raw, "/input_tokens") + read + written,
+            output: super::count(raw, "/output_tokens"),
+            cached_input: read,
+            cache_write: written,
+            reasoning: super::count(raw, "/output_tokens_details/thinking_tokens"),
+        }
+    }
 }
 
 /// The System messages' texts, and the turns of a history as the API wants them: roles
@@ -133,9 +182,10 @@ fn turns(messages: &[Message]) -> (Vec<String>, Vec<Value>) {
                     push("user", blocks);
                 }
                 Role::Assistant => {
-                    // Signed thinking first, verbatim, as the API sent it.
-                    let mut blocks = match serde_json::from_str::<Value>(&m.thinking_blocks) {
-                        Ok(Value::Array(thinking)) => thinking,
+                    // Signed thinking first, verbatim, as the API sent it (another API's
+                    // reasoning, kept when it answered an earlier round, is not ours).
+                    let mut blocks: Vec<Value> = match serde_json::from_str::<Value>(&m.thinking_blocks) {
+                        Ok(Value::Array(thinking)) => thinking.into_iter().filter(is_thinking).collect(),
                         _ => Vec::new(),
                     };
                     if !m.content.is_empty() {
@@ -164,6 +214,10 @@ fn turns(messages: &[Message]) -> (Vec<String>, Vec<Value>) {
     });
     let turns = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
     (system, turns)
+}
+
+fn is_thinking(block: &Value) -> bool {
+    matches!(block.get("type").and_then(Value::as_str), Some("thinking" | "redacted_thinking"))
 }
 
 /// An image block: a `data:` url as base64 data, any other url by reference.
@@ -405,7 +459,7 @@ mod tests {
         let messages = [Message::new(Role::System, "house rules"), user, Message::new(Role::User, "quickly"), call, answer, Message::new(Role::User, "and?")];
         let tools = [ToolSpec::new("f", "does f", &json!({"type": "object"})), ToolSpec::new("g", "", &Value::Null)];
         let schema = ResponseSchema { name: "r".into(), schema: json!({"type": "object"}) };
-        let parts = BodyParts { model: &model, system: "be brief", messages: &messages, tools: &tools, response_schema: Some(&schema) };
+        let parts = BodyParts { model: &model, dialog_id: "d1", system: "be brief", messages: &messages, tools: &tools, response_schema: Some(&schema) };
         let body: Value = serde_json::from_str(&AnthropicMessages.body(&parts)).unwrap();
         assert_eq!(
             body,
@@ -438,6 +492,65 @@ mod tests {
                 "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}}
             })
         );
+    }
+
+    fn body_of(model: &Model, messages: &[Message]) -> Value {
+        let parts = BodyParts { model, dialog_id: "d1", system: "", messages, tools: &[], response_schema: None };
+        serde_json::from_str(&AnthropicMessages.body(&parts)).unwrap()
+    }
+
+    #[test]
+    fn the_version_decides_the_token_header_and_the_sampling_parameters() {
+        let mut model = Model { name: "claude".into(), token: "sk-ant".into(), ..Model::new() };
+        model.set_parameter("temperature", json!(0.2));
+        model.set_parameter("top_k", json!(5));
+        model.set_parameter("metadata.user_id", json!("u"));
+        let headers = |model: &Model| AnthropicMessages.headers(model);
+        let newest = [("authorization", "Bearer sk-ant".to_owned()), ("anthropic-version", "2026-10-21".to_owned())];
+        assert_eq!(headers(&model), newest);
+        assert!(!AnthropicMessages.keyed(&model));
+        let body = body_of(&model, &[Message::new(Role::User, "hi")]);
+        assert!(body.get("temperature").is_none() && body.get("top_k").is_none(), "{body}");
+        assert_eq!(body["metadata"], json!({"user_id": "u"}));
+        for (version, current) in [("2023-06-01", false), ("2025-01-01", false), ("2026-10-21", true), ("2027-03-01", true)] {
+            model.api_version = version.into();
+            assert_eq!(headers(&model)[1], ("anthropic-version", version.to_owned()));
+            assert_eq!(headers(&model)[0].0, if current { "authorization" } else { "x-api-key" }, "{version}");
+            assert_eq!(AnthropicMessages.keyed(&model), !current);
+            let body = body_of(&model, &[Message::new(Role::User, "hi")]);
+            assert_eq!(body.get("temperature").is_none(), current, "{version}: {body}");
+        }
+        model.api_version = "2023-06-01".into();
+        assert_eq!(headers(&model)[0], ("x-api-key", "sk-ant".to_owned()));
+    }
+
+    #[test]
+    fn prompt_caching_is_the_top_level_cache_control() {
+        let mut model = Model { name: "claude".into(), ..Model::new() };
+        assert!(body_of(&model, &[]).get("cache_control").is_none());
+        model.prompt_caching = true;
+        assert_eq!(body_of(&model, &[])["cache_control"], json!({"type": "ephemeral"}));
+        model.set_parameter("cache_control.ttl", json!("1h"));
+        assert_eq!(body_of(&model, &[])["cache_control"], json!({"ttl": "1h"}), "the parameter says what it says");
+    }
+
+    #[test]
+    fn another_apis_reasoning_is_not_sent_back() {
+        let mut answer = Message::new(Role::Assistant, "done");
+        answer.thinking_blocks = r#"[{"type":"reasoning","id":"rs_1","summary":[]},{"type":"thinking","thinking":"t","signature":"s"}]"#.into();
+        let body = body_of(&Model::new(), &[Message::new(Role::User, "q"), answer]);
+        assert_eq!(
+            body["messages"][1]["content"],
+            json!([{"type": "thinking", "thinking": "t", "signature": "s"}, {"type": "text", "text": "done"}])
+        );
+    }
+
+    #[test]
+    fn usage_counts_every_prompt_token() {
+        let raw = json!({"input_tokens": 5, "cache_read_input_tokens": 900, "cache_creation_input_tokens": 40,
+            "output_tokens": 70, "output_tokens_details": {"thinking_tokens": 50}});
+        let counts = super::super::Usage { input: 945, output: 70, cached_input: 900, cache_write: 40, reasoning: 50 };
+        assert_eq!(AnthropicMessages.usage(&raw), counts);
     }
 
     #[test]

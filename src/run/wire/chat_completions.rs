@@ -18,8 +18,8 @@ impl Wire for ChatCompletions {
         "/chat/completions"
     }
 
-    fn headers(&self, token: &str) -> Vec<(&'static str, String)> {
-        vec![("authorization", format!("Bearer {token}"))]
+    fn headers(&self, model: &Model) -> Vec<(&'static str, String)> {
+        vec![("authorization", format!("Bearer {}", model.token))]
     }
 
     fn body(&self, parts: &BodyParts) -> String {
@@ -42,6 +42,16 @@ impl Wire for ChatCompletions {
             parsed => vec![parsed],
         }
     }
+
+    fn usage(&self, raw: &Value) -> super::Usage {
+        super::Usage {
+            input: super::count(raw, "/prompt_tokens"),
+            output: super::count(raw, "/completion_tokens"),
+            cached_input: super::count(raw, "/prompt_tokens_details/cached_tokens"),
+            cache_write: super::count(raw, "/prompt_tokens_details/cache_write_tokens"),
+            reasoning: super::count(raw, "/completion_tokens_details/reasoning_tokens"),
+        }
+    }
 }
 
 /// Chat Completions events are independent chunks: no state between them.
@@ -55,7 +65,7 @@ impl Events for ChunkEvents {
 
 /// The whole body without tools or schema (for `benches/`).
 pub fn body(model: &Model, system: &str, messages: &[Message]) -> String {
-    ChatCompletions.body(&BodyParts { model, system, messages, tools: &[], response_schema: None })
+    ChatCompletions.body(&BodyParts { model, dialog_id: "", system, messages, tools: &[], response_schema: None })
 }
 
 /// `messages`, `"stream": true`, the model's parameters, `model`, `tools`, and
@@ -72,6 +82,9 @@ impl Serialize for Body<'_> {
             map.serialize_entry(key, value)?;
         }
         map.serialize_entry("model", &parts.model.name)?;
+        if let Some(key) = super::prompt_cache_key(parts) {
+            map.serialize_entry("prompt_cache_key", key)?;
+        }
         if !parts.tools.is_empty() {
             map.serialize_entry("tools", &Tools(parts.tools))?;
         }
@@ -207,7 +220,7 @@ mod tests {
     use super::*;
 
     fn body_of(model: &Model, system: &str, messages: &[Message], tools: &[ToolSpec]) -> String {
-        ChatCompletions.body(&BodyParts { model, system, messages, tools, response_schema: None })
+        ChatCompletions.body(&BodyParts { model, dialog_id: "d1", system, messages, tools, response_schema: None })
     }
 
     #[test]
@@ -249,6 +262,27 @@ mod tests {
     }
 
     #[test]
+    fn prompt_caching_sends_the_dialogs_id_unless_a_parameter_sets_the_key() {
+        let mut model = Model { name: "gpt-x".into(), ..Model::new() };
+        let key = |model: &Model| serde_json::from_str::<Value>(&body_of(model, "", &[], &[])).unwrap().get("prompt_cache_key").cloned();
+        assert_eq!(key(&model), None);
+        model.prompt_caching = true;
+        assert_eq!(key(&model), Some(json!("d1")));
+        model.set_parameter("prompt_cache_key", json!("mine"));
+        assert_eq!(key(&model), Some(json!("mine")));
+    }
+
+    #[test]
+    fn usage_counts() {
+        let raw = json!({"prompt_tokens": 100, "completion_tokens": 30, "total_tokens": 130,
+            "prompt_tokens_details": {"cached_tokens": 64, "cache_write_tokens": 12},
+            "completion_tokens_details": {"reasoning_tokens": 20}});
+        let counts = super::super::Usage { input: 100, output: 30, cached_input: 64, cache_write: 12, reasoning: 20 };
+        assert_eq!(ChatCompletions.usage(&raw), counts);
+        assert_eq!(ChatCompletions.usage(&json!({"total_tokens": "x"})), super::super::Usage::default());
+    }
+
+    #[test]
     fn images_become_content_parts() {
         let mut m = Message::new(Role::User, "what is this?");
         m.add_image_url("https://x/cat.png", "high");
@@ -268,7 +302,7 @@ mod tests {
     fn tools_and_the_response_schema() {
         let tools = [ToolSpec::new("f", "does f", &json!({"type": "object"})), ToolSpec::new("g", "", &json!(null))];
         let schema = crate::dialog::ResponseSchema { name: "answer".into(), schema: json!({"type": "object"}) };
-        let parts = BodyParts { model: &Model::new(), system: "", messages: &[], tools: &tools, response_schema: Some(&schema) };
+        let parts = BodyParts { model: &Model::new(), dialog_id: "d1", system: "", messages: &[], tools: &tools, response_schema: Some(&schema) };
         let v: Value = serde_json::from_str(&ChatCompletions.body(&parts)).unwrap();
         assert_eq!(
             v["tools"],

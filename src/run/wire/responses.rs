@@ -4,10 +4,17 @@
 //! Assistant text goes back as an input message with string content (the API takes
 //! `output_text` parts only from output items, which need ids a `store: false` conversation
 //! does not have); stored tool calls as `function_call` items, Tool messages as
-//! `function_call_output` items. Reasoning items are not kept between rounds.
+//! `function_call_output` items.
+//!
+//! Reasoning survives tool rounds (SPEC §I.2.3): every request asks for the reasoning's
+//! encrypted content, and an answer's finished reasoning items are kept verbatim with its
+//! message (`Message::thinking_blocks`) together with the order of the output they came in —
+//! `{"type":"function_call","call_id"}` and `{"type":"message"}` stand for the items that
+//! followed them — so each goes back right before the item it preceded, as the API requires.
 
 use super::{BodyParts, Events, Wire};
 use crate::message::{Image, Message, Role};
+use crate::model::Model;
 use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -20,8 +27,8 @@ impl Wire for Responses {
         "/responses"
     }
 
-    fn headers(&self, token: &str) -> Vec<(&'static str, String)> {
-        vec![("authorization", format!("Bearer {token}"))]
+    fn headers(&self, model: &Model) -> Vec<(&'static str, String)> {
+        vec![("authorization", format!("Bearer {}", model.token))]
     }
 
     fn body(&self, parts: &BodyParts) -> String {
@@ -31,8 +38,13 @@ impl Wire for Responses {
         for (key, value) in super::parameters(parts.model, &["stream"]) {
             o.insert(key.clone(), value.clone());
         }
-        // Nothing is kept on the server unless the model's parameters say so.
+        // Nothing is kept on the server unless the model's parameters say so: the reasoning
+        // comes back encrypted, for the next round to send it back.
         o.entry("store").or_insert(false.into());
+        include_encrypted_reasoning(&mut o);
+        if let Some(key) = super::prompt_cache_key(parts) {
+            o.insert("prompt_cache_key".into(), key.into());
+        }
         if !parts.system.is_empty() {
             o.insert("instructions".into(), parts.system.into());
         }
@@ -72,8 +84,9 @@ impl Wire for Responses {
             };
         }
         let mut out = Vec::new();
+        let mut order = OutputOrder::default();
         for (index, item) in response.get("output").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let mut chunk = Chunk::default();
+            let mut chunk = Chunk { thinking_block: order.keep(item), ..Chunk::default() };
             match item.get("type").and_then(Value::as_str) {
                 Some("message") => chunk.content = joined(item.get("content"), "output_text"),
                 Some("reasoning") => chunk.reasoning = joined(item.get("summary"), "summary_text"),
@@ -85,6 +98,75 @@ impl Wire for Responses {
         out.extend(end_of(&Value::Object(response)));
         out
     }
+
+    fn usage(&self, raw: &Value) -> super::Usage {
+        super::Usage {
+            input: super::count(raw, "/input_tokens"),
+            output: super::count(raw, "/output_tokens"),
+            cached_input: super::count(raw, "/input_tokens_details/cached_tokens"),
+            cache_write: super::count(raw, "/input_tokens_details/cache_write_tokens"),
+            reasoning: super::count(raw, "/output_tokens_details/reasoning_tokens"),
+        }
+    }
+}
+
+const ENCRYPTED_REASONING: &str = "reasoning.encrypted_content";
+
+/// Adds the encrypted reasoning to what the model's parameters `include` (once).
+fn include_encrypted_reasoning(body: &mut Map<String, Value>) {
+    match body.entry("include").or_insert_with(|| Value::Array(Vec::new())) {
+        Value::Array(include) if include.iter().any(|i| i == ENCRYPTED_REASONING) => {}
+        Value::Array(include) => include.push(ENCRYPTED_REASONING.into()),
+        other => *other = json!([ENCRYPTED_REASONING]),
+    }
+}
+
+/// What of an answer's output is kept with its message: its finished reasoning items, and,
+/// once there is one, where the other items stood.
+#[derive(Default)]
+struct OutputOrder {
+    reasoning: bool,
+}
+
+impl OutputOrder {
+    /// The entry for the finished output `item` (JSON text), if it is one to keep.
+    fn keep(&mut self, item: &Value) -> Option<String> {
+        match item.get("type").and_then(Value::as_str)? {
+            "reasoning" => {
+                self.reasoning = true;
+                Some(item.to_string())
+            }
+            "function_call" if self.reasoning => {
+                Some(json!({"type": "function_call", "call_id": item.get("call_id")?}).to_string())
+            }
+            "message" if self.reasoning => Some(json!({"type": "message"}).to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// An assistant message's items: its text and calls, each reasoning item right before the
+/// item it preceded; what the kept order does not place follows in the usual order.
+fn assistant_items(m: &Message, tool_calls: Option<&Value>, items: &mut Vec<Value>) {
+    let mut calls: Vec<Option<(&str, &str, &str)>> = tool_calls.map(super::stored_calls).into_iter().flatten().map(Some).collect();
+    let mut text = (!m.content.is_empty()).then(|| json!({"role": "assistant", "content": m.content}));
+    let call_item = |(id, name, arguments): (&str, &str, &str)| json!({"type": "function_call", "call_id": id, "name": name, "arguments": arguments});
+    if let Ok(Value::Array(kept)) = serde_json::from_str::<Value>(&m.thinking_blocks) {
+        for entry in kept {
+            match entry.get("type").and_then(Value::as_str) {
+                Some("reasoning") => items.push(entry),
+                Some("message") => items.extend(text.take()),
+                Some("function_call") => {
+                    let id = entry.get("call_id").and_then(Value::as_str);
+                    let call = calls.iter_mut().find(|c| c.is_some_and(|(call_id, ..)| Some(call_id) == id));
+                    items.extend(call.and_then(Option::take).map(call_item));
+                }
+                _ => {}
+            }
+        }
+    }
+    items.extend(text);
+    items.extend(calls.into_iter().flatten().map(call_item));
 }
 
 /// The input items of a history, pairs repaired (SPEC §H.3.3).
@@ -108,14 +190,7 @@ fn input(messages: &[Message]) -> Vec<Value> {
                         items.push(json!({"role": "user", "content": parts}));
                     }
                 }
-                Role::Assistant => {
-                    if !m.content.is_empty() {
-                        items.push(json!({"role": "assistant", "content": m.content}));
-                    }
-                    for (id, name, arguments) in tool_calls.as_ref().map(super::stored_calls).into_iter().flatten() {
-                        items.push(json!({"type": "function_call", "call_id": id, "name": name, "arguments": arguments}));
-                    }
-                }
+                Role::Assistant => assistant_items(m, tool_calls.as_ref(), &mut items),
                 Role::Tool if m.images.is_empty() => {
                     items.push(json!({"type": "function_call_output", "call_id": m.tool_call_id, "output": m.content}));
                 }
@@ -185,6 +260,7 @@ fn end_of(response: &Value) -> Vec<Parsed> {
 struct ResponseEvents {
     /// output_index → (announced by `output_item.added`, arguments streamed).
     calls: HashMap<i64, (bool, bool)>,
+    order: OutputOrder,
     /// Never take the fast path (the fuzz target's reference reader).
     tree_only: bool,
 }
@@ -245,8 +321,10 @@ impl Events for ResponseEvents {
                 if announced {
                     delta.name = None; // names are appended: once is enough
                 }
-                chunk(Chunk { tool_calls: vec![delta], ..Chunk::default() })
+                chunk(Chunk { tool_calls: vec![delta], thinking_block: self.order.keep(item), ..Chunk::default() })
             }
+            // A finished reasoning item (its text came in deltas) or message.
+            "response.output_item.done" => chunk(Chunk { thinking_block: self.order.keep(item), ..Chunk::default() }),
             "response.completed" | "response.failed" | "response.incomplete" => {
                 let response = event.get("response").unwrap_or(&Value::Null);
                 return out.extend(end_of(response));
@@ -345,14 +423,14 @@ mod tests {
         let messages = [Message::new(Role::System, "sys"), user, call, answer, Message::new(Role::Assistant, "It is 42.")];
         let tools = [ToolSpec::new("f", "does f", &json!({"type": "object"}))];
         let schema = ResponseSchema { name: "r".into(), schema: json!({"type": "object"}) };
-        let parts = BodyParts { model: &model, system: "be brief", messages: &messages, tools: &tools, response_schema: Some(&schema) };
+        let parts = BodyParts { model: &model, dialog_id: "d1", system: "be brief", messages: &messages, tools: &tools, response_schema: Some(&schema) };
         let body: Value = serde_json::from_str(&Responses.body(&parts)).unwrap();
         assert_eq!(
             body,
             json!({
                 "model": "o4", "stream": true, "reasoning": {"effort": "high"},
                 "text": {"verbosity": "low", "format": {"type": "json_schema", "name": "r", "schema": {"type": "object"}, "strict": true}},
-                "store": false, "instructions": "be brief",
+                "store": false, "include": ["reasoning.encrypted_content"], "instructions": "be brief",
                 "input": [
                     {"role": "system", "content": "sys"},
                     {"role": "user", "content": [{"type": "input_text", "text": "look"}, {"type": "input_image", "image_url": "https://x/a.png", "detail": "auto"}]},
@@ -366,6 +444,85 @@ mod tests {
         );
     }
 
+    fn kept(got: &[Parsed]) -> Vec<Value> {
+        let blocks = got.iter().filter_map(|p| match p {
+            Parsed::Chunk(Chunk { thinking_block: Some(block), .. }) => Some(serde_json::from_str(block).unwrap()),
+            _ => None,
+        });
+        blocks.collect()
+    }
+
+    #[test]
+    fn reasoning_items_are_kept_with_the_order_of_the_output() {
+        let r1 = json!({"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "plan"}], "encrypted_content": "gAAA1"});
+        let r2 = json!({"type": "reasoning", "id": "rs_2", "summary": [], "encrypted_content": "gAAA2"});
+        let call = |index: i64, id: &str| {
+            ("", json!({"type": "response.output_item.done", "output_index": index, "item": {"type": "function_call", "call_id": id, "name": "f", "arguments": "{}"}}))
+        };
+        let got = events(&[
+            ("", json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "reasoning", "id": "rs_1", "summary": []}})),
+            ("", json!({"type": "response.output_item.done", "output_index": 0, "item": r1})),
+            call(1, "c1"),
+            ("", json!({"type": "response.output_item.done", "output_index": 2, "item": r2})),
+            call(3, "c2"),
+        ]);
+        let fc = |id: &str| json!({"type": "function_call", "call_id": id});
+        assert_eq!(kept(&got), [r1.clone(), fc("c1"), r2.clone(), fc("c2")]);
+        // Without reasoning nothing is kept.
+        assert!(kept(&events(&[call(0, "c1")])).is_empty());
+    }
+
+    #[test]
+    fn reasoning_goes_back_before_the_items_it_preceded() {
+        let r1 = json!({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "e1"});
+        let r2 = json!({"type": "reasoning", "id": "rs_2", "summary": [], "encrypted_content": "e2"});
+        let mut call = Message::new(Role::Assistant, "Let me look.");
+        call.tool_calls = r#"[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"g","arguments":"{}"}}]"#.into();
+        let fc = |id: &str| json!({"type": "function_call", "call_id": id});
+        call.thinking_blocks = Value::Array(vec![r1.clone(), json!({"type": "message"}), fc("c1"), r2.clone(), fc("c2"), json!({"type": "thinking"})]).to_string();
+        let answers = ["c1", "c2"].map(|id| {
+            let mut m = Message::new(Role::Tool, "ok");
+            m.tool_call_id = id.into();
+            m
+        });
+        let messages = [Message::new(Role::User, "q"), call, answers[0].clone(), answers[1].clone()];
+        let item = |id: &str, name: &str| json!({"type": "function_call", "call_id": id, "name": name, "arguments": "{}"});
+        let output = |id: &str| json!({"type": "function_call_output", "call_id": id, "output": "ok"});
+        assert_eq!(
+            input(&messages)[1..],
+            [r1, json!({"role": "assistant", "content": "Let me look."}), item("c1", "f"), r2, item("c2", "g"), output("c1"), output("c2")]
+        );
+        // An order that names a call the message no longer has places what it can.
+        let mut edited = messages[1].clone();
+        edited.thinking_blocks = json!([{"type": "reasoning", "id": "rs_9", "summary": []}, fc("gone")]).to_string();
+        let items = input(&[edited]);
+        assert_eq!(items[0]["id"], "rs_9");
+        assert_eq!(items[1..].iter().map(|i| i["call_id"].as_str().unwrap_or("text")).collect::<Vec<_>>(), ["text", "c1", "c2", "c1", "c2"]);
+    }
+
+    #[test]
+    fn every_request_asks_for_the_encrypted_reasoning_and_caching_uses_the_dialog() {
+        let mut model = Model { name: "gpt-5".into(), prompt_caching: true, ..Model::new() };
+        model.set_parameter("include", json!(["web_search_call.action.sources"]));
+        let body = |model: &Model| {
+            let parts = BodyParts { model, dialog_id: "d1", system: "", messages: &[], tools: &[], response_schema: None };
+            serde_json::from_str::<Value>(&Responses.body(&parts)).unwrap()
+        };
+        let sent = body(&model);
+        assert_eq!(sent["include"], json!(["web_search_call.action.sources", "reasoning.encrypted_content"]));
+        assert_eq!((sent["prompt_cache_key"].as_str(), sent["store"].as_bool()), (Some("d1"), Some(false)));
+        model.set_parameter("include", json!(["reasoning.encrypted_content"]));
+        assert_eq!(body(&model)["include"], json!(["reasoning.encrypted_content"]));
+    }
+
+    #[test]
+    fn usage_counts() {
+        let raw = json!({"input_tokens": 2000, "input_tokens_details": {"cached_tokens": 1536, "cache_write_tokens": 0},
+            "output_tokens": 300, "output_tokens_details": {"reasoning_tokens": 256}, "total_tokens": 2300});
+        let counts = super::super::Usage { input: 2000, output: 300, cached_input: 1536, cache_write: 0, reasoning: 256 };
+        assert_eq!(Responses.usage(&raw), counts);
+    }
+
     #[test]
     fn a_whole_json_response_reads_as_its_events() {
         let text = json!({"status": "completed", "output": [
@@ -376,7 +533,9 @@ mod tests {
         .to_string();
         let got = Responses.answer(&text);
         assert_eq!(got.len(), 5, "{got:?}");
-        assert_eq!(got[1], content("Hi"));
+        let marked = |block: &str| Some(block.to_owned());
+        assert_eq!(got[1], Parsed::Chunk(Chunk { content: Some("Hi".into()), thinking_block: marked(r#"{"type":"message"}"#), ..Chunk::default() }));
+        assert_eq!(kept(&got)[2], json!({"type": "function_call", "call_id": "c"}));
         assert_eq!(got[4], Parsed::Done);
         assert!(Responses.answer("[]").is_empty());
         assert_eq!(Responses.answer(r#"{"error":{"message":"no"}}"#), [Parsed::Error("no".into())]);
