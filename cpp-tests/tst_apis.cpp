@@ -73,6 +73,18 @@ QJsonObject responsesText(const QString& text)
                        {"response", QJsonObject{{"status", "completed"}, {"usage", QJsonObject{{"total_tokens", 3}}}}}})});
 }
 
+// One Gemini stream chunk (an unnamed data line) with the first candidate's parts.
+QJsonObject geminiChunk(const QJsonArray& parts, const QString& finishReason = QString())
+{
+    QJsonObject candidate{{"content", QJsonObject{{"role", "model"}, {"parts", parts}}}, {"index", 0}};
+    if (!finishReason.isEmpty())
+        candidate.insert("finishReason", finishReason);
+    QJsonObject chunk{{"candidates", QJsonArray{candidate}}, {"responseId", "g1"}};
+    if (!finishReason.isEmpty())
+        chunk.insert("usageMetadata", QJsonObject{{"promptTokenCount", 20}, {"candidatesTokenCount", 3}, {"thoughtsTokenCount", 7}});
+    return chunk;
+}
+
 class Clock : public Function
 {
 public:
@@ -217,6 +229,39 @@ private Q_SLOTS:
         QCOMPARE(assistant.at(0).toObject(), (QJsonObject{{"type", "thinking"}, {"thinking", "Time first."}, {"signature", "c2lnbmVk"}}));
         QCOMPARE(assistant.at(1).toObject().value("type").toString(), QStringLiteral("tool_use"));
         QCOMPARE(sent.at(2).toObject().value("content").toArray().at(0).toObject().value("tool_use_id").toString(), QStringLiteral("toolu_9"));
+    }
+
+    void geminiToolRoundSendsTheSignatureBack()
+    {
+        const QJsonObject signedCall{{"functionCall", QJsonObject{{"name", "get_time"}, {"args", QJsonObject{}}}}, {"thoughtSignature", "c2lnbmVk"}};
+        QVERIFY(server.setScript({sse({geminiChunk({QJsonObject{{"text", "Time first."}, {"thought", true}}}), geminiChunk({signedCall}, QStringLiteral("STOP"))}),
+                                  sse({geminiChunk({QJsonObject{{"text", "It is noon."}}}, QStringLiteral("STOP"))})}));
+        Center::getInstance()->addFunction(new Clock);
+        QObject owner;
+        Dialog* dialog = newDialog(&owner, {addModel(Model::Api::Gemini, QStringLiteral("gemini-3-pro"))});
+        SignalRecorder rec(dialog);
+        QList<JsonConfig> usage;
+        connect(dialog, &Dialog::usageUpdated, this, [&usage](const JsonConfig& u) { usage << u; });
+        dialog->run();
+        QTRY_COMPARE_WITH_TIMEOUT(rec.finished, 1, 10000);
+        QCOMPARE(rec.log, (QStringList{QStringLiteral("began"), QStringLiteral("reasoning:Time first."), QStringLiteral("appended:1"),
+                                       QStringLiteral("ended:"), QStringLiteral("toolStarted:gemini-call:g1:0:get_time"),
+                                       QStringLiteral(R"(toolFinished:gemini-call:g1:0:{"time":"noon"})"), QStringLiteral("appended:2"),
+                                       QStringLiteral("began"), QStringLiteral("delta:It is noon."), QStringLiteral("appended:3"),
+                                       QStringLiteral("ended:It is noon."), QStringLiteral("runFinished")}));
+        QVERIFY(!rec.wrongThread);
+        QCOMPARE(usage.size(), 2);
+        QCOMPARE(usage.at(0).getInt(QStringLiteral("outputTokens")), 10); // candidates + thoughts
+        const QJsonArray requests = server.requests();
+        const QJsonObject first = requests.at(0).toObject();
+        QCOMPARE(first.value("path").toString(), QStringLiteral("/v1/models/gemini-3-pro:streamGenerateContent?alt=sse"));
+        QCOMPARE(first.value("headers").toObject().value("x-goog-api-key").toString(), QStringLiteral("secret-token"));
+        const QJsonArray contents = requests.at(1).toObject().value("body_json").toObject().value("contents").toArray();
+        QCOMPARE(contents.size(), 3);
+        QCOMPARE(contents.at(1).toObject().value("parts").toArray().at(0).toObject(), signedCall);
+        QCOMPARE(contents.at(2).toObject().value("parts").toArray().at(0).toObject().value("functionResponse").toObject().value("name").toString(),
+                 QStringLiteral("get_time"));
+        QVERIFY(dialog->getMessages().at(1).getThinkingBlocks().contains(QStringLiteral("c2lnbmVk")));
     }
 
     void fallbackFromAnthropicToChatCompletions()

@@ -76,6 +76,11 @@
 #define VI_API_ANTHROPIC_MESSAGES 2
 
 /**
+ * API: Gemini, `POST <url>/models/<name>:streamGenerateContent?alt=sse` (SPEC §I.2.4).
+ */
+#define VI_API_GEMINI 3
+
+/**
  * Capability bit: no requirement.
  */
 #define VI_CAPABILITY_NONE 0

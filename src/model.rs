@@ -20,11 +20,12 @@ pub enum Api {
     ChatCompletions = 0,
     Responses = 1,
     AnthropicMessages = 2,
+    Gemini = 3,
 }
 
 impl Api {
     pub fn from_u32(value: u32) -> Option<Api> {
-        [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages].into_iter().find(|a| *a as u32 == value)
+        [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages, Api::Gemini].into_iter().find(|a| *a as u32 == value)
     }
 
     /// The Model JSON name.
@@ -33,12 +34,13 @@ impl Api {
             Api::ChatCompletions => "chatCompletions",
             Api::Responses => "responses",
             Api::AnthropicMessages => "anthropicMessages",
+            Api::Gemini => "gemini",
         }
     }
 
     /// Reads a Model JSON name case-insensitively; anything else is Chat Completions.
     pub fn from_name(name: &str) -> Api {
-        [Api::Responses, Api::AnthropicMessages].into_iter().find(|a| a.name().eq_ignore_ascii_case(name)).unwrap_or_default()
+        [Api::Responses, Api::AnthropicMessages, Api::Gemini].into_iter().find(|a| a.name().eq_ignore_ascii_case(name)).unwrap_or_default()
     }
 }
 
@@ -50,8 +52,8 @@ pub struct Model {
     pub id: String,
     /// Sent as the request's `model` field.
     pub name: String,
-    /// The base url; the API's path (`/chat/completions`, `/responses`, `/messages`) is
-    /// appended at run time.
+    /// The base url; the API's path (`/chat/completions`, `/responses`, `/messages`,
+    /// `/models/<name>:streamGenerateContent`) is appended at run time.
     pub url: String,
     pub token: String,
     /// Total time for one request; 0 = unlimited.
@@ -261,7 +263,7 @@ mod tests {
     fn the_api_is_written_only_when_not_chat_completions_and_read_case_insensitively() {
         let mut m = Model::new();
         assert!(m.to_json().get("api").is_none());
-        for api in [Api::Responses, Api::AnthropicMessages] {
+        for api in [Api::Responses, Api::AnthropicMessages, Api::Gemini] {
             m.api = api;
             let mut back = Model::new();
             back.from_json(m.to_json().as_object().unwrap());
@@ -273,7 +275,9 @@ mod tests {
             assert_eq!(back.api, api, "{text}");
         }
         assert_eq!(Api::from_u32(2), Some(Api::AnthropicMessages));
-        assert_eq!(Api::from_u32(3), None);
+        assert_eq!(Api::from_u32(3), Some(Api::Gemini));
+        assert_eq!(Api::from_u32(4), None);
+        assert_eq!(Api::from_name("GEMINI"), Api::Gemini);
     }
 
     #[test]

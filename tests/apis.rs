@@ -45,7 +45,9 @@ fn clock() -> Arc<Clock> {
 fn fixture(name: &str) -> (Step, Value) {
     let path = format!("{}/tests/fixtures/streams/{name}.json", env!("CARGO_MANIFEST_DIR"));
     let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture exists")).unwrap();
-    let events = fixture["events"].as_array().unwrap().iter().cloned().map(typed_event).collect();
+    let events = fixture["events"].as_array().unwrap().iter().cloned();
+    // Gemini's events are unnamed `data:` lines; the typed streams name each after its type.
+    let events = if fixture["api"] == "gemini" { events.collect() } else { events.map(typed_event).collect() };
     (Step::sse(events), fixture["expect"].clone())
 }
 
@@ -308,9 +310,10 @@ fn the_response_schema_is_asked_for_in_each_apis_terms() {
         Step::sse(vec![chat_chunk_content("{}"), done()]),
         fixture("responses_text").0,
         fixture("anthropic_text").0,
+        fixture("gemini_text").0,
     ]);
     let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false});
-    for api in [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages] {
+    for api in [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages, Api::Gemini] {
         let (_c, d, rec) = setup(vec![with_api(model("m", &srv.base_url()), api)]);
         d.set_response_schema("city", schema.clone());
         d.append_message(Message::new(Role::User, "where?"));
@@ -321,6 +324,7 @@ fn the_response_schema_is_asked_for_in_each_apis_terms() {
     assert_eq!(bodies[0]["response_format"], json!({"type": "json_schema", "json_schema": {"name": "city", "schema": schema, "strict": true}}));
     assert_eq!(bodies[1]["text"], json!({"format": {"type": "json_schema", "name": "city", "schema": schema, "strict": true}}));
     assert_eq!(bodies[2]["output_config"], json!({"format": {"type": "json_schema", "schema": schema}}));
+    assert_eq!(bodies[3]["generationConfig"], json!({"responseMimeType": "application/json", "responseJsonSchema": schema}));
 }
 
 #[test]
@@ -384,10 +388,11 @@ fn stop_and_abort_work_on_every_api() {
         Step::sse(vec![
             typed_event(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
             typed_event(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "tial"}})),
-            stall,
+            stall.clone(),
         ]),
+        Step::sse(vec![json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "ans"}]}}]}), stall]),
     ]);
-    for (api, text) in [(Api::Responses, "par"), (Api::AnthropicMessages, "tial")] {
+    for (api, text) in [(Api::Responses, "par"), (Api::AnthropicMessages, "tial"), (Api::Gemini, "ans")] {
         let (_c, d, rec) = setup(vec![with_api(model("m", &srv.base_url()), api)]);
         d.append_message(Message::new(Role::User, "go"));
         d.run();
@@ -396,6 +401,93 @@ fn stop_and_abort_work_on_every_api() {
         assert_eq!(ended(&rec.take()), &Event::StreamEnded(text.into()));
         assert_eq!(d.last_message().content, text);
     }
+}
+
+// ---- Gemini ------------------------------------------------------------------------------
+
+#[test]
+fn gemini_streams_a_tool_round_and_sends_the_signature_back() {
+    let (call, expect) = fixture("gemini_call");
+    let srv = chat_server(vec![call, fixture("gemini_text").0]);
+    let (c, d, rec) = setup(vec![with_api(model("m1", &format!("{}beta", srv.base_url())), Api::Gemini)]);
+    c.add_function(clock());
+    d.append_message(Message::new(Role::System, "Be brief."));
+    d.append_message(Message::new(Role::User, "time?"));
+    rec.take();
+    d.run();
+    rec.wait_finished();
+    let events = rec.take();
+    assert_eq!(ended(&events), &Event::StreamEnded("It is noon.".into()));
+    assert_eq!(events[1], Event::StreamReasoning("The user wants ".into()));
+    assert_eq!(events[3], Event::StreamDelta("Let me check.".into()));
+    assert_eq!(answer_as_expected(&d.messages()[2]), expect);
+    let usage = d.last_usage().unwrap();
+    assert_eq!((usage["inputTokens"].clone(), usage["cachedInputTokens"].clone(), usage["outputTokens"].clone()), (json!(90), json!(64), json!(4)));
+    let first_usage = events.iter().find_map(|e| if let Event::UsageUpdated(u) = e { Some(u.clone()) } else { None }).unwrap();
+    assert_eq!((first_usage["outputTokens"].clone(), first_usage["reasoningTokens"].clone()), (json!(37), json!(25)), "thoughts count as output");
+    let request = &srv.requests()[0];
+    assert_eq!(request.path, "/v1beta/models/name-of-m1:streamGenerateContent?alt=sse");
+    assert_eq!(request.header("x-goog-api-key"), Some("sk-test-token"));
+    assert_eq!(request.header("authorization"), None);
+    let bodies = bodies(&srv);
+    assert_eq!(bodies[0]["systemInstruction"], json!({"parts": [{"text": "Be brief."}]}));
+    assert_eq!(
+        bodies[0]["tools"],
+        json!([{"functionDeclarations": [{"name": "get_time", "description": "Tells the time", "parametersJsonSchema": {"type": "object", "properties": {"zone": {"type": "string"}}}}]}])
+    );
+    assert_eq!(
+        bodies[1]["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "time?"}]},
+            {"role": "model", "parts": [{"text": "Let me check."}, expect["thinking_blocks"][0]]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "get_time", "response": {"time": "noon"}}}]}
+        ])
+    );
+}
+
+#[test]
+fn gemini_overload_and_quota_fall_back_to_the_next_model() {
+    let overloaded = json!({"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}});
+    let quota = json!({"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}});
+    let srv = chat_server(vec![
+        Step::sse(vec![overloaded]),
+        Step::body(429, quota),
+        Step::sse(vec![chat_chunk_content("from the fallback"), done()]),
+    ]);
+    let models = vec![
+        with_api(model("gemini", &srv.base_url()), Api::Gemini),
+        with_api(model("gemini-2", &srv.base_url()), Api::Gemini),
+        model("local", &srv.base_url()),
+    ];
+    let (_c, d, rec) = setup(models);
+    d.append_message(Message::new(Role::User, "hi"));
+    d.run();
+    rec.wait_finished();
+    let events = rec.take();
+    let fallbacks = fallbacks(&events);
+    assert_eq!(fallbacks[0], ("gemini", "gemini-2", "[ServerError] The model is overloaded. (UNAVAILABLE)"));
+    assert!(fallbacks[1].2.contains("HTTP 429") && fallbacks[1].2.contains("Resource has been exhausted"), "{}", fallbacks[1].2);
+    assert_eq!(d.last_message().content, "from the fallback");
+}
+
+#[test]
+fn gemini_failures_are_named() {
+    let bad = json!({"error": {"code": 400, "message": "Function call is missing a thought_signature", "status": "INVALID_ARGUMENT"}});
+    let blocked = json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}});
+    let stopped = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "par"}]}, "finishReason": "SAFETY"}]});
+    let srv = chat_server(vec![Step::sse(vec![bad]), Step::sse(vec![blocked]), Step::sse(vec![stopped])]);
+    let (_c, d, rec) = setup_with(vec![with_api(model("m1", &srv.base_url()), Api::Gemini)], |p| p.retries = 0);
+    d.append_message(Message::new(Role::User, "hi"));
+    for expected in [
+        "[ServerError] Function call is missing a thought_signature (INVALID_ARGUMENT)",
+        "[ServerError] the prompt was blocked (PROHIBITED_CONTENT)",
+        "[ServerError] the answer was stopped (SAFETY)",
+    ] {
+        d.run();
+        rec.wait_finished();
+        assert_eq!(ended(&rec.take()), &Event::RunFailed(expected.into()));
+    }
+    assert_eq!(d.message_count(), 1, "a failed round leaves nothing");
 }
 
 // ---- fakellm: another implementation of the Anthropic Messages API -------------------------

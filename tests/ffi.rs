@@ -180,7 +180,7 @@ fn out_of_range_enums_are_invalid_arguments() {
         let mut out = null_mut();
         vi_model_parameters(model, &mut out);
         assert_eq!(take(out), r#"{"temperature":256}"#);
-        assert_eq!(vi_model_set_api(model, 3), ViStatus::InvalidArgument);
+        assert_eq!(vi_model_set_api(model, 4), ViStatus::InvalidArgument);
         assert_eq!(vi_model_api(model), VI_API_CHAT_COMPLETIONS);
         assert_eq!(vi_model_set_api(model, VI_API_ANTHROPIC_MESSAGES), ViStatus::Ok);
         assert_eq!(vi_model_api(model), VI_API_ANTHROPIC_MESSAGES);

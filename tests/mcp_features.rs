@@ -227,7 +227,10 @@ fn requests_the_center_cannot_send_say_why() {
 fn fixture_step(name: &str) -> vi_scripted_server::Step {
     let path = format!("{}/tests/fixtures/streams/{name}.json", env!("CARGO_MANIFEST_DIR"));
     let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture exists")).unwrap();
-    vi_scripted_server::Step::sse(fixture["events"].as_array().unwrap().iter().cloned().map(vi_scripted_server::typed_event).collect())
+    let events = fixture["events"].as_array().unwrap().iter().cloned();
+    // Gemini's events are unnamed `data:` lines.
+    let events = if fixture["api"] == "gemini" { events.collect() } else { events.map(vi_scripted_server::typed_event).collect() };
+    vi_scripted_server::Step::sse(events)
 }
 
 /// A tool round calling `tool` with no arguments, in `api`'s stream format, then a text answer.
@@ -258,13 +261,17 @@ fn call_then_answer(api: Api, tool: &str) -> Vec<vi_scripted_server::Step> {
             ]),
             fixture_step("anthropic_text"),
         ],
+        Api::Gemini => vec![
+            Step::sse(vec![json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": tool, "args": {}}}]}, "finishReason": "STOP"}]})]),
+            fixture_step("gemini_text"),
+        ],
     }
 }
 
 #[test]
 fn an_image_a_tool_returns_reaches_the_model_as_an_image_in_every_api() {
     let _serial = serial();
-    for api in [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages] {
+    for api in [Api::ChatCompletions, Api::Responses, Api::AnthropicMessages, Api::Gemini] {
         let srv = chat_server(call_then_answer(api, "feat__picture"));
         let mut m = model("m1", &srv.base_url());
         m.api = api;
@@ -303,6 +310,16 @@ fn an_image_a_tool_returns_reaches_the_model_as_an_image_in_every_api() {
                 assert_eq!(
                     result["content"],
                     json!([{"type": "text", "text": "a single pixel\n[image: image/png]"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}])
+                );
+            }
+            Api::Gemini => {
+                let data = url.strip_prefix("data:image/png;base64,").unwrap();
+                assert_eq!(
+                    body["contents"][2]["parts"],
+                    json!([
+                        {"functionResponse": {"name": "feat__picture", "response": {"result": "a single pixel\n[image: image/png]"}}},
+                        {"inlineData": {"mimeType": "image/png", "data": data}}
+                    ])
                 );
             }
         }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Feeds the stream fixtures our run tests use (tests/fixtures/streams/*.json) to the official
-SDKs' own stream parsers — `anthropic`'s `messages.stream` and `openai`'s `responses.stream` —
+SDKs' own stream parsers — `anthropic`'s `messages.stream`, `openai`'s `responses.stream` and
+`google-genai`'s `generate_content_stream` —
 through the scripted server, and checks that they read what the fixture says it holds (the
 same "expect" our client is checked against in tests/apis.rs). So the fixtures are the real
 shapes of those streams, not shapes only our parser accepts.
@@ -14,13 +15,17 @@ import sys
 
 import anthropic
 import openai
+from google import genai
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "streams"
 
 
 def served(server: str, fixture: dict):
-    """A scripted server answering one request with the fixture's events, named by type."""
-    events = [{"$event": {"name": e["type"], "data": e}} for e in fixture["events"]]
+    """A scripted server answering one request with the fixture's events: named by type, but
+    Gemini's, which are unnamed `data:` lines."""
+    events = fixture["events"]
+    if fixture["api"] != "gemini":
+        events = [{"$event": {"name": e["type"], "data": e}} for e in events]
     process = subprocess.Popen([server, "--script", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     port = int(process.stdout.readline().split()[1])
     import urllib.request
@@ -60,6 +65,27 @@ def read_responses(base_url: str) -> dict:
     }
 
 
+def read_gemini(base_url: str) -> dict:
+    options = genai.types.HttpOptions(base_url=base_url.removesuffix("/v1") + "/", api_version="v1beta")
+    client = genai.Client(api_key="test", http_options=options)
+    text, reasoning, calls, signed = "", "", [], []
+    for chunk in client.models.generate_content_stream(model="gemini-3-pro", contents="hi"):
+        for part in chunk.candidates[0].content.parts or []:
+            rest = part.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if part.function_call:
+                call = part.function_call
+                # The id our client makes when the server sends none (src/run/wire/gemini.rs).
+                call_id = call.id or f"gemini-call:{chunk.response_id}:{len(calls)}"
+                calls.append({"id": call_id, "name": call.name, "arguments": json.dumps(call.args, separators=(",", ":"))})
+            elif part.thought:
+                reasoning += part.text or ""
+            else:
+                text += part.text or ""
+            if part.thought_signature:
+                signed.append(rest)
+    return {"text": text, "reasoning": reasoning, "tool_calls": calls, "thinking_blocks": signed}
+
+
 def kept_output(items: list) -> list:
     """What our client keeps of a Responses answer (SPEC §I.2.3): each reasoning item as the
     SDK read it, and, once there is one, the place of each later call or message."""
@@ -83,7 +109,8 @@ def main() -> int:
         expect = fixture["expect"]
         process, base_url = served(server, fixture)
         try:
-            got = read_anthropic(base_url) if fixture["api"] == "anthropic" else read_responses(base_url)
+            read = {"anthropic": read_anthropic, "responses": read_responses, "gemini": read_gemini}[fixture["api"]]
+            got = read(base_url)
         finally:
             process.stdin.close()
             process.wait(5)

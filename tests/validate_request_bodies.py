@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Validates every request body the run tests recorded against the official SDKs' request types,
 strictly: `openai`'s streaming chat completion and Responses requests and `anthropic`'s streaming
-Messages request (their TypedDicts, checked by pydantic with unknown keys forbidden), so a field
-we send in a shape the API does not accept fails the build. Then each API's pairing rule, which
+Messages request (their TypedDicts, checked by pydantic with unknown keys forbidden), and the
+parts of a Gemini request with `google-genai`'s types (pydantic models that forbid unknown keys
+themselves), so a field we send in a shape the API does not accept fails the build. Then each API's pairing rule, which
 the servers enforce beyond the types (SPEC §H.3.3): every tool call is answered (Chat: a tool
 message before the next other message; Responses: a function_call_output for every
-function_call; Anthropic: a tool_result in the next user turn, first in it, and turns alternate).
+function_call; Anthropic: a tool_result in the next user turn, first in it, and turns alternate;
+Gemini: a functionResponse for every functionCall in the next user turn, and turns alternate).
 
 The scripted server names each body after its API: chat_completions-*.json, responses-*.json,
-and messages@<anthropic-version>-*.json. Each Anthropic version is checked with the SDK that
+gemini-*.json and messages@<anthropic-version>-*.json. Each Anthropic version is checked with the SDK that
 sends it (SPEC §I.2.1): 2026-10-21 with the venv's `anthropic` 2.x, 2023-06-01 with `anthropic`
 0.x installed beside it (tests/requirements-anthropic-2023-06-01.txt, in a child process).
 
@@ -29,6 +31,7 @@ import typing_extensions
 from anthropic.types import MessageParam, ToolUnionParam, message_create_params
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolUnionParam, completion_create_params
 from openai.types.responses import ResponseInputItemParam, ToolParam, response_create_params
+from google.genai import types as genai
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 
@@ -110,6 +113,50 @@ def anthropic_pairing(messages: list) -> None:
         raise ValueError(f"the history ends with tool calls without a tool_result: {wanted}")
 
 
+def gemini_pairing(contents: list) -> None:
+    wanted: list = []  # the function names the previous model turn called
+    for position, content in enumerate(contents):
+        role = content.get("role")
+        if role != ("user" if position % 2 == 0 else "model"):
+            raise ValueError(f"contents[{position}] is {role}: turns must alternate, starting with user")
+        parts = content.get("parts") or []
+        if role == "user":
+            answered = [p["functionResponse"]["name"] for p in parts if "functionResponse" in p]
+            if sorted(answered) != sorted(wanted):
+                raise ValueError(f"contents[{position}] answers {answered}, the calls were {wanted}")
+            wanted = []
+        else:
+            wanted = [p["functionCall"]["name"] for p in parts if "functionCall" in p]
+    if wanted:
+        raise ValueError(f"the history ends with function calls without a functionResponse: {wanted}")
+
+
+# The members of a generateContent request (the REST body the SDK's converter writes).
+GEMINI_REQUEST = {
+    "contents": TypeAdapter(list[genai.Content]),
+    "systemInstruction": TypeAdapter(genai.Content),
+    "tools": TypeAdapter(list[genai.Tool]),
+    "toolConfig": TypeAdapter(genai.ToolConfig),
+    "safetySettings": TypeAdapter(list[genai.SafetySetting]),
+    "generationConfig": TypeAdapter(genai.GenerationConfig),
+    "cachedContent": TypeAdapter(str),
+    "labels": TypeAdapter(dict[str, str]),
+    "serviceTier": TypeAdapter(str),
+}
+
+
+def gemini_check(body: dict, key_of_history: str) -> None:
+    unknown = sorted(set(body) - set(GEMINI_REQUEST))
+    if unknown:
+        raise ValueError(f"keys the API does not know: {unknown}")
+    if "contents" not in body:
+        raise ValueError("no contents")
+    for key, adapter in GEMINI_REQUEST.items():
+        if key in body:
+            adapter.validate_json(json.dumps(body[key]))
+    gemini_pairing(body[key_of_history])
+
+
 def checker(request_type, lists: dict, pairing):
     """Checks one body: its top-level keys, the request type, the lists in it, the pairing."""
     adapter = TypeAdapter(request_type)
@@ -139,7 +186,7 @@ def anthropic_sdk_version() -> str:
 
 
 def kind_of(path: pathlib.Path) -> str:
-    match = re.match(r"(chat_completions|responses|messages@[^-]+(?:-\d\d)*)-", path.name)
+    match = re.match(r"(chat_completions|responses|gemini|messages@[^-]+(?:-\d\d)*)-", path.name)
     return match.group(1) if match else path.name
 
 
@@ -167,6 +214,7 @@ def main() -> int:
                                      chat_pairing), "messages"),
         "responses": (checker(response_create_params.ResponseCreateParamsStreaming,
                               {"input": ResponseInputItemParam, "tools": ToolParam}, responses_pairing), "input"),
+        "gemini": (gemini_check, "contents"),
         f"messages@{sdk_version}": (checker(message_create_params.MessageCreateParamsStreaming,
                                             {"messages": MessageParam, "tools": ToolUnionParam}, anthropic_pairing), "messages"),
     }

@@ -41,11 +41,14 @@ public:
     Q_FLAG(Capabilities)
     /// The wire protocol (extension, SPEC §H.2): OpenAI-compatible Chat Completions
     /// (`POST <url>/chat/completions`, the default), OpenAI Responses (`<url>/responses`) or
-    /// Anthropic Messages (`<url>/messages`, its version from setApiVersion). One provider may mix them.
+    /// Anthropic Messages (`<url>/messages`, its version from setApiVersion) or Gemini
+    /// (`<url>/models/<name>:streamGenerateContent?alt=sse`, x-goog-api-key; SPEC §I.2.4). One
+    /// provider may mix them.
     enum class Api {
         ChatCompletions = 0,   ///< OpenAI-compatible Chat Completions.
         Responses = 1,         ///< OpenAI Responses.
         AnthropicMessages = 2, ///< Anthropic Messages.
+        Gemini = 3,            ///< Google Gemini (generativelanguage, v1beta).
     };
     Q_ENUM(Api)
 
@@ -64,7 +67,8 @@ public:
 
     /// Sent as the request's "model".
     Model& setName(const QString& name);
-    /// The base url; the API's path ("/chat/completions", "/responses", "/messages") is
+    /// The base url; the API's path ("/chat/completions", "/responses", "/messages",
+    /// "/models/<name>:streamGenerateContent") is
     /// appended at run time.
     Model& setUrl(const QUrl& url);
     /// The API key (sent as a Bearer token, or x-api-key for Anthropic 2023-06-01); never logged.
@@ -86,7 +90,7 @@ public:
     Model& setTopP(qreal topP);
     /// The parameter "max_tokens".
     Model& setMaxTokens(qint32 maxTokens);
-    /// Extension: Model JSON "api" ("responses", "anthropicMessages") only when not
+    /// Extension: Model JSON "api" ("responses", "anthropicMessages", "gemini") only when not
     /// ChatCompletions; read case-insensitively, anything else is ChatCompletions.
     Model& setApi(Api api);
     /// Extension (SPEC §I.2.1): the API's version where it has versions, sent as given. For

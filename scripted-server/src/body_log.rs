@@ -1,8 +1,8 @@
 //! Copies of chat request bodies, one file each, for validation outside the tests that made
 //! them (the project's CI checks them all against the official `openai` and `anthropic` SDKs'
 //! request types). The file name starts with the API the request was for:
-//! `chat_completions-`, `responses-` or `messages@<anthropic-version>-` (each Anthropic
-//! version is checked with the SDK of that version).
+//! `chat_completions-`, `responses-`, `gemini-` or `messages@<anthropic-version>-` (each
+//! Anthropic version is checked with the SDK of that version).
 
 use crate::record::RecordedRequest;
 use std::path::Path;
@@ -13,7 +13,9 @@ pub(crate) fn write(dir: &Path, record: &RecordedRequest) {
     static SEQUENCE: AtomicU64 = AtomicU64::new(0);
     let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     let target = record.path.split('?').next().unwrap_or_default();
-    let mut api = ["responses", "messages"].into_iter().find(|api| target.ends_with(&format!("/{api}"))).unwrap_or("chat_completions").to_owned();
+    let gemini = target.ends_with(":streamGenerateContent") || target.ends_with(":generateContent");
+    let typed = ["responses", "messages"].into_iter().find(|api| target.ends_with(&format!("/{api}")));
+    let mut api = if gemini { "gemini" } else { typed.unwrap_or("chat_completions") }.to_owned();
     if api == "messages" {
         // A version that is not a plain date is named as such: the validation refuses it.
         let version = record.header("anthropic-version").unwrap_or("none");

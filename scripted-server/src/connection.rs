@@ -71,8 +71,8 @@ async fn handle(
     if path.starts_with("/__") {
         return control(stream, request, shared, keep_alive).await;
     }
-    // Chat Completions, OpenAI Responses and Anthropic Messages.
-    if !["/chat/completions", "/responses", "/messages"].iter().any(|api| path.ends_with(api)) {
+    // Chat Completions, OpenAI Responses, Anthropic Messages and Gemini.
+    if !["/chat/completions", "/responses", "/messages", ":streamGenerateContent", ":generateContent"].iter().any(|api| path.ends_with(api)) {
         shared.record(RecordedRequest::new(request, None));
         let message = format!("no route for {} {}", request.method, request.target);
         return send_error(stream, 404, &message, keep_alive).await;

@@ -60,7 +60,7 @@ pub unsafe extern "C" fn vi_model_set_url(model: *mut ViModel, data: *const c_ch
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_model_set_api(model: *mut ViModel, api: u32) -> ViStatus {
     boundary::status("vi_model_set_api", || {
-        let api = Api::from_u32(api).ok_or_else(|| Failure::new(ViStatus::InvalidArgument, format!("api {api} is not 0..2")))?;
+        let api = Api::from_u32(api).ok_or_else(|| Failure::new(ViStatus::InvalidArgument, format!("api {api} is not 0..3")))?;
         unsafe { ViModel::get_mut(model) }?.api = api;
         Ok(())
     })
@@ -103,6 +103,8 @@ pub const VI_API_CHAT_COMPLETIONS: u32 = 0;
 pub const VI_API_RESPONSES: u32 = 1;
 /// API: Anthropic Messages, `POST <url>/messages`.
 pub const VI_API_ANTHROPIC_MESSAGES: u32 = 2;
+/// API: Gemini, `POST <url>/models/<name>:streamGenerateContent?alt=sse` (SPEC §I.2.4).
+pub const VI_API_GEMINI: u32 = 3;
 
 /// The base url; lives until the model changes.
 #[unsafe(no_mangle)]

@@ -246,7 +246,8 @@ impl Run {
         let body = self.body(model, wire).ok_or_else(aborted)?;
         let request = transport::Request {
             base_url: &model.url,
-            path: wire.path(),
+            path: &wire.path(model),
+            query: wire.query(),
             headers: wire.headers(model),
             keyed: wire.keyed(model),
             body,

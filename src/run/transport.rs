@@ -27,6 +27,8 @@ pub struct Request<'a> {
     pub base_url: &'a str,
     /// The API's path (`/chat/completions`, …).
     pub path: &'a str,
+    /// Added to the base url's query (Gemini's `alt=sse`).
+    pub query: &'a [(&'static str, &'static str)],
     /// The headers that carry the token (the API's own).
     pub headers: Vec<(&'static str, String)>,
     /// Whether those headers must not follow a redirect to another origin.
@@ -56,9 +58,9 @@ pub struct Body {
 }
 
 /// `<base path without trailing slashes><path>`, keeping the base url's query
-/// (`…/deployments/x?api-version=…`: Azure OpenAI and other gateways, SPEC §H.1.8); http or
-/// https only.
-pub fn endpoint(base_url: &str, api_path: &str) -> Result<reqwest::Url, Failure> {
+/// (`…/deployments/x?api-version=…`: Azure OpenAI and other gateways, SPEC §H.1.8) and adding
+/// the API's own; http or https only.
+pub fn endpoint(base_url: &str, api_path: &str, query: &[(&str, &str)]) -> Result<reqwest::Url, Failure> {
     let mut url = reqwest::Url::parse(base_url.trim())
         .map_err(|e| Failure::new(Kind::InvalidUrl, format!("Model url \"{base_url}\" is not a valid URL: {e}")))?;
     match url.scheme() {
@@ -73,11 +75,14 @@ pub fn endpoint(base_url: &str, api_path: &str) -> Result<reqwest::Url, Failure>
     let path = format!("{}{api_path}", url.path().trim_end_matches('/'));
     url.set_path(&path);
     url.set_fragment(None);
+    if !query.is_empty() {
+        url.query_pairs_mut().extend_pairs(query);
+    }
     Ok(url)
 }
 
 pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
-    let url = endpoint(request.base_url, request.path)?;
+    let url = endpoint(request.base_url, request.path, request.query)?;
     let purpose = if request.keyed { Purpose::KeyedModel } else { Purpose::Model };
     let client = network::client(&url, purpose).map_err(|e| setup_failure(e, &url))?;
     let start = Instant::now();
@@ -351,6 +356,7 @@ mod tests {
     #[test]
     fn endpoint_strips_trailing_slashes_and_rejects_other_schemes() {
         let chat = "/chat/completions";
+        let endpoint = |base: &str, path: &str| endpoint(base, path, &[]);
         assert_eq!(endpoint("http://h:1/v1//", chat).unwrap().as_str(), "http://h:1/v1/chat/completions");
         assert_eq!(endpoint("http://h:1", chat).unwrap().as_str(), "http://h:1/chat/completions");
         assert_eq!(endpoint("https://api.anthropic.com/v1/", "/messages").unwrap().as_str(), "https://api.anthropic.com/v1/messages");
@@ -360,6 +366,15 @@ mod tests {
         );
         assert_eq!(endpoint("ftp://h/v1", chat).unwrap_err().kind, Kind::UrlSchemeRejected);
         assert_eq!(endpoint("not a url", chat).unwrap_err().kind, Kind::InvalidUrl);
+    }
+
+    #[test]
+    fn the_apis_query_follows_the_base_urls() {
+        let gemini = "/models/gemini-3-pro:streamGenerateContent";
+        let url = super::endpoint("https://generativelanguage.googleapis.com/v1beta/", gemini, &[("alt", "sse")]).unwrap();
+        assert_eq!(url.as_str(), "https://generativelanguage.googleapis.com/v1beta/models/gemini-3-pro:streamGenerateContent?alt=sse");
+        let url = super::endpoint("https://gw/v1beta?tenant=a", gemini, &[("alt", "sse")]).unwrap();
+        assert_eq!(url.as_str(), "https://gw/v1beta/models/gemini-3-pro:streamGenerateContent?tenant=a&alt=sse");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod anthropic;
 mod chat_completions;
+mod gemini;
 mod responses;
 mod typed;
 
@@ -30,8 +31,12 @@ pub struct BodyParts<'a> {
 }
 
 pub trait Wire: Sync {
-    /// Appended to the model's base url.
-    fn path(&self) -> &'static str;
+    /// Appended to the model's base url's path (Gemini's names the model).
+    fn path(&self, model: &Model) -> String;
+    /// Added to the base url's query.
+    fn query(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// The headers that carry the model's token (and the API's version).
     fn headers(&self, model: &Model) -> Vec<(&'static str, String)>;
     /// Whether the token travels in a header of its own, which reqwest does not drop across
@@ -98,6 +103,7 @@ pub fn for_api(api: Api) -> &'static dyn Wire {
         Api::ChatCompletions => &chat_completions::ChatCompletions,
         Api::Responses => &responses::Responses,
         Api::AnthropicMessages => &anthropic::AnthropicMessages,
+        Api::Gemini => &gemini::Gemini,
     }
 }
 

@@ -43,8 +43,8 @@ impl<'a> Version<'a> {
 pub struct AnthropicMessages;
 
 impl Wire for AnthropicMessages {
-    fn path(&self) -> &'static str {
-        "/messages"
+    fn path(&self, _model: &Model) -> String {
+        "/messages".into()
     }
 
     fn headers(&self, model: &Model) -> Vec<(&'static str, String)> {

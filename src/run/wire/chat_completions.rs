@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 pub struct ChatCompletions;
 
 impl Wire for ChatCompletions {
-    fn path(&self) -> &'static str {
-        "/chat/completions"
+    fn path(&self, _model: &Model) -> String {
+        "/chat/completions".into()
     }
 
     fn headers(&self, model: &Model) -> Vec<(&'static str, String)> {

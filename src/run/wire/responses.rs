@@ -23,8 +23,8 @@ use std::collections::HashMap;
 pub struct Responses;
 
 impl Wire for Responses {
-    fn path(&self) -> &'static str {
-        "/responses"
+    fn path(&self, _model: &Model) -> String {
+        "/responses".into()
     }
 
     fn headers(&self, model: &Model) -> Vec<(&'static str, String)> {
