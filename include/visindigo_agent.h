@@ -21,6 +21,36 @@
 
 
 /**
+ * Severity: nothing (a category's level only).
+ */
+#define VI_LOG_OFF 0
+
+/**
+ * Severity: an error.
+ */
+#define VI_LOG_ERROR 1
+
+/**
+ * Severity: a warning (a parameter dropped, a fallback, a run that failed).
+ */
+#define VI_LOG_WARNING 2
+
+/**
+ * Severity: information (a run started).
+ */
+#define VI_LOG_INFO 3
+
+/**
+ * Severity: debugging detail (each response, each round).
+ */
+#define VI_LOG_DEBUG 4
+
+/**
+ * Severity: everything (each usage report).
+ */
+#define VI_LOG_TRACE 5
+
+/**
  * Transport: a child process speaking JSON-RPC on stdin/stdout.
  */
 #define VI_TRANSPORT_STDIO 0
@@ -532,6 +562,17 @@ typedef void (*ViFunctionInvoke)(void *user_data,
  * any thread.
  */
 typedef void (*ViFunctionDestroy)(void *user_data);
+
+/**
+ * Receives one log line: its severity (`VI_LOG_ERROR` … `VI_LOG_TRACE`), its category
+ * (`visindigo.agent.http`, …) and its text; the views live only during the call. Fires on the
+ * thread that logged — a library thread during a run — never with a library lock held; it
+ * must not block for long, nor unwind.
+ */
+typedef void (*ViLogCallback)(void *user_data,
+                              uint32_t severity,
+                              struct ViStr category,
+                              struct ViStr message);
 
 /**
  * Asked before every request (model and MCP HTTP) with the request's url (`len` bytes of
@@ -1241,6 +1282,18 @@ ViStatus vi_tool_reply_complete(struct ViToolReply *reply, const char *result, s
  * Releases `reply` without an answer: the call's result becomes an error. NULL is a no-op.
  */
 void vi_tool_reply_free(struct ViToolReply *reply);
+
+/**
+ * Sets the process's log callback (NULL removes it; the previous `user_data` is then
+ * released through its `destroy`). Lines arrive only for categories whose level is set.
+ */
+ViStatus vi_log_set_callback(ViLogCallback callback, void *user_data, ViUserDataDestroy destroy);
+
+/**
+ * Sets the least severe level `category` logs (`VI_LOG_OFF` … `VI_LOG_TRACE`); an empty
+ * category sets all four. `VI_STATUS_INVALID_ARGUMENT` for another category or level.
+ */
+ViStatus vi_log_set_level(const char *category, size_t len, uint32_t severity);
 
 /**
  * A new, enabled, auto-starting stdio entry named `name` (may be empty).

@@ -9,6 +9,7 @@ use visindigo_agent::ffi::center::*;
 use visindigo_agent::ffi::dialog::*;
 use visindigo_agent::ffi::event::*;
 use visindigo_agent::ffi::function::*;
+use visindigo_agent::ffi::log::*;
 use visindigo_agent::ffi::message::*;
 use visindigo_agent::ffi::model::*;
 use visindigo_agent::ffi::prompt::*;
@@ -360,6 +361,17 @@ unsafe extern "C" fn on_run_event(_: *mut c_void, events: *const ViEvent, count:
     }
 }
 
+static LOG_LINES: std::sync::Mutex<Vec<(u32, String, String)>> = std::sync::Mutex::new(Vec::new());
+static LOG_RELEASED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+unsafe extern "C" fn on_log(_: *mut c_void, severity: u32, category: ViStr, message: ViStr) {
+    LOG_LINES.lock().unwrap().push((severity, view(category), view(message)));
+}
+
+unsafe extern "C" fn on_log_release(_: *mut c_void) {
+    LOG_RELEASED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
 fn run_event(kind: ViEventKind) -> Option<(ViEventKind, String, String, String)> {
     RUN_EVENTS.lock().unwrap().iter().find(|e| e.0 == kind).cloned()
 }
@@ -402,6 +414,14 @@ fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_
         let mut dialog = null_mut();
         vi_center_create_dialog(center, &mut dialog);
         vi_dialog_set_event_callback(dialog, Some(on_run_event), 0xfeed as *mut c_void, None);
+        // The log (SPEC §I.5.1): debug on every category, bad levels and categories refused.
+        assert_eq!(vi_log_set_callback(Some(on_log), null_mut(), Some(on_log_release)), ViStatus::Ok);
+        assert_eq!(vi_log_set_level(null(), 0, VI_LOG_DEBUG), ViStatus::Ok);
+        assert_eq!(vi_log_set_level(null(), 0, 6), ViStatus::InvalidArgument);
+        let (nope, nope_len) = s("visindigo.agent.nope");
+        assert_eq!(vi_log_set_level(nope, nope_len, VI_LOG_DEBUG), ViStatus::InvalidArgument);
+        assert!(last_error().contains("visindigo.agent.http"), "{}", last_error());
+        assert_eq!(vi_log_set_level(BAD_UTF8.as_ptr().cast(), BAD_UTF8.len(), VI_LOG_DEBUG), ViStatus::InvalidUtf8);
         assert_eq!(vi_dialog_set_tool_approval(dialog, true), ViStatus::Ok);
         assert!(vi_dialog_tool_approval(dialog));
         assert!(vi_dialog_parallel_tool_calls(dialog));
@@ -451,6 +471,20 @@ fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_
         let mut last_usage = null_mut();
         assert_eq!(vi_dialog_last_usage(dialog, &mut last_usage), ViStatus::Ok);
         assert_eq!(serde_json::from_str::<serde_json::Value>(&take(last_usage)).unwrap(), usage);
+        let mut id_out = null_mut();
+        vi_dialog_id(dialog, &mut id_out);
+        let dialog_id = take(id_out);
+        {
+            let lines = LOG_LINES.lock().unwrap();
+            let started = lines.iter().find(|(_, c, m)| c == "visindigo.agent.run" && m.starts_with("run started") && m.contains(&dialog_id));
+            assert_eq!(started.map(|l| l.0), Some(VI_LOG_INFO), "{lines:?}");
+            let port = server.base_url().rsplit(':').next().unwrap().to_owned();
+            let response = lines.iter().find(|(_, c, m)| c == "visindigo.agent.http" && m.contains(&port));
+            assert!(response.is_some_and(|(s, _, m)| *s == VI_LOG_DEBUG && m.contains("status=200")), "{lines:?}");
+        }
+        assert_eq!(vi_log_set_callback(None, null_mut(), None), ViStatus::Ok);
+        assert_eq!(LOG_RELEASED.load(std::sync::atomic::Ordering::SeqCst), 1, "the old user_data is released");
+        assert_eq!(vi_log_set_level(null(), 0, VI_LOG_OFF), ViStatus::Ok);
         assert_eq!(vi_dialog_stop(dialog), ViStatus::Ok, "a stop without a run does nothing");
         assert_eq!(vi_dialog_stop(null()), ViStatus::NullArgument);
         assert_eq!(vi_dialog_set_max_tool_rounds(dialog, -3), ViStatus::Ok);

@@ -87,11 +87,12 @@ def read_gemini(base_url: str) -> dict:
 
 
 def kept_output(items: list) -> list:
-    """What our client keeps of a Responses answer (SPEC §I.2.3): each reasoning item as the
-    SDK read it, and, once there is one, the place of each later call or message."""
+    """What our client keeps of a Responses answer (SPEC §I.2.3): each reasoning item that can
+    go back (with encrypted_content) as the SDK read it, and, once there is one, the place of
+    each later call or message."""
     kept: list = []
     for item in items:
-        if item["type"] == "reasoning":
+        if item["type"] == "reasoning" and item.get("encrypted_content"):
             kept.append(item)
         elif kept and item["type"] == "function_call":
             kept.append({"type": "function_call", "call_id": item["call_id"]})

@@ -6,6 +6,7 @@
 #include "Dialog_p.h"
 #include "Function_p.h"
 #include "Handles.h"
+#include "Log_p.h"
 #include "Strings.h"
 
 #include <Agent/Function.h>
@@ -120,6 +121,7 @@ Center::Center()
     , d(std::make_unique<CenterPrivate>())
 {
     vi_center_set_event_callback(d->center, onCenterEvents, this, nullptr);
+    Internal::useQtLogging();
 }
 
 Center::~Center()

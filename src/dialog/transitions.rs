@@ -238,6 +238,16 @@ impl RunTicket {
         .is_some()
     }
 
+    /// Forgets the usage of an attempt that failed: the round's usage is that of the model
+    /// that answers it (SPEC §I.2.2).
+    pub fn forget_usage(&self) -> bool {
+        self.with(|s, _| {
+            s.last_usage = None;
+            s.usage_unreported = false;
+        })
+        .is_some()
+    }
+
     /// Ends a round that asked for tools: the assistant message with its `tool_calls` (JSON
     /// text) is appended, then `StreamEnded`; `calls` (in call order) are the round's pending
     /// calls, addressed by position from now on.

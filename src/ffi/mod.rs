@@ -13,6 +13,7 @@ pub mod dialog;
 pub mod event;
 pub mod function;
 pub mod handle;
+pub mod log;
 pub mod mcp;
 pub mod message;
 pub mod model;
@@ -38,5 +39,8 @@ mod tests {
         assert_eq!(super::mcp::VI_TRANSPORT_STREAMABLE_HTTP, Transport::StreamableHttp as u32);
         assert_eq!(super::model::VI_CAPABILITY_TOOL_USE, capability::TOOL_USE);
         assert_eq!(super::model::VI_CAPABILITY_AUDIO, capability::AUDIO);
+        assert_eq!(super::log::VI_LOG_TRACE, crate::Severity::Trace as u32);
+        assert_eq!(super::log::VI_LOG_WARNING, crate::Severity::Warning as u32);
+        assert_eq!(super::model::VI_API_GEMINI, crate::Api::Gemini as u32);
     }
 }

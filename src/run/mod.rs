@@ -71,6 +71,7 @@ fn start(dialog: &Dialog) {
     let cancel = CancellationToken::new();
     let max_tool_rounds = dialog.max_tool_rounds();
     let Some(ticket) = dialog.start_run(cancel.clone()) else { return };
+    tracing::info!(target: crate::log::RUN, dialog = %dialog.id(), model = %model.id, name = %model.name, api = model.api.name(), "run started");
     let run = Run { ticket, center, provider, requirement, max_tool_rounds, mcp: Default::default() };
     crate::runtime::runtime().spawn(async move {
         let outcome = tokio::select! {
@@ -108,11 +109,17 @@ impl Run {
         for round in 0.. {
             let calls = match self.round(&mut model).await {
                 Ok(calls) => calls,
-                Err(failure) => return self.ticket.finish(RunEnd::Failed(failure.message(&model.token))),
+                Err(failure) => {
+                    let message = failure.message(&model.token);
+                    tracing::warn!(target: crate::log::RUN, model = %model.id, failure = %message, "run failed");
+                    return self.ticket.finish(RunEnd::Failed(message));
+                }
             };
             if calls.is_empty() {
+                tracing::debug!(target: crate::log::RUN, model = %model.id, rounds = round + 1, "run answered");
                 return self.ticket.finish(RunEnd::Answered);
             }
+            tracing::debug!(target: crate::log::RUN, model = %model.id, round, calls = calls.len(), "tool calls asked for");
             if round >= self.max_tool_rounds {
                 return self.ticket.finish(RunEnd::TooManyRounds);
             }
@@ -183,8 +190,10 @@ impl Run {
                 Err(AttemptFailure { failure, .. }) => failure,
             };
             hint = hint.max(failure.retry_after);
+            self.ticket.forget_usage();
             let next_id = self.center.pick_next(&self.provider, &model.id, self.requirement);
             if let Some(next) = self.center.model(&next_id).filter(|_| !tried.contains(&next_id)) {
+                tracing::warn!(target: crate::log::RUN, from = %model.id, to = %next_id, failure = %failure.message(&model.token), "falling back");
                 self.ticket.emit(Event::ModelFallback {
                     from: model.id.clone(),
                     to: next_id.clone(),
@@ -203,6 +212,7 @@ impl Run {
                 Some(asked) => asked,
                 None => backoff(passes),
             };
+            tracing::warn!(target: crate::log::RUN, pass = passes, delay_ms = delay.as_millis() as u64, failure = %failure.message(&model.token), "every model failed: retrying");
             self.ticket.emit(Event::Retrying {
                 attempt: passes,
                 delay_ms: delay.as_millis().min(i32::MAX as u128) as i32,
@@ -300,6 +310,12 @@ impl Run {
                 // An HTML page, a captive portal, an unreadable encoding (SPEC §H.1.6).
                 return Err(AttemptFailure { failure: response.unreadable(), streamed: false });
             }
+            if !done
+                && piece.is_none()
+                && let Some(why) = events.end()
+            {
+                return Err(AttemptFailure { failure: Failure::new(Kind::ProtocolError, why), streamed: stream.streamed });
+            }
             if done || piece.is_none() {
                 if piece.is_some() {
                     response.finish_in_background();
@@ -350,7 +366,9 @@ impl Run {
                     }
                     stream.streamed |= !c.tool_calls.is_empty();
                     if let Some(raw) = c.usage {
-                        usage = Some(wire::normalised_usage(wire, raw));
+                        let normalised = wire::normalised_usage(wire, raw);
+                        tracing::trace!(target: crate::log::STREAM, usage = %normalised, "usage");
+                        usage = Some(normalised);
                     }
                 }
             }
@@ -372,6 +390,7 @@ impl Run {
         let servers = crate::mcp_client::active_servers(&own, &center);
         self.mcp
             .prepare(&servers, &self.center, |server, message| {
+                tracing::warn!(target: crate::log::MCP, server, failure = %message, "MCP server left out of the run");
                 self.ticket.emit(Event::McpFailed { server: server.to_owned(), message });
             })
             .await;

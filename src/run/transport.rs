@@ -102,6 +102,9 @@ pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
     };
     let status = response.status();
     let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    // The url without its query, which may hold a key.
+    tracing::debug!(target: crate::log::HTTP, url = %format!("{}{}", url.origin().ascii_serialization(), url.path()),
+        status = status.as_u16(), content_type = %content_type, ms = start.elapsed().as_millis() as u64, "response");
     let retry_after = retry_after(response.headers(), SystemTime::now());
     let mut body = Body {
         stream: response.bytes_stream().boxed(),

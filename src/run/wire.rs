@@ -96,6 +96,11 @@ fn count(usage: &Value, pointer: &str) -> i64 {
 pub trait Events: Send {
     /// Adds the meaning of one SSE event to `out` (`name` is "" without an `event:` field).
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>);
+    /// The body ended before the stream said its round was over: why that is a failure, or
+    /// None when an API's stream may end so.
+    fn end(&mut self) -> Option<String> {
+        None
+    }
 }
 
 pub fn for_api(api: Api) -> &'static dyn Wire {
@@ -180,6 +185,7 @@ pub fn read_server_text(api: Api, stream: &str) {
         assert_eq!(fast, tree, "the fast path and the tree disagree on {line:?}");
         out.extend(fast);
     }
+    assert_eq!(events.end(), reference.end(), "the fast path and the tree disagree on the end");
     out.extend(wire.answer(stream));
     let mut calls = super::chunk::ToolCallAccumulator::default();
     for parsed in out {

@@ -80,16 +80,24 @@ impl Wire for AnthropicMessages {
             });
             o.insert("tools".into(), tools.collect());
         }
-        // Automatic caching of the longest stable prefix (SPEC §I.2.2); a parameter may say more.
-        if parts.model.prompt_caching {
-            o.insert("cache_control".into(), json!({"type": "ephemeral"}));
-        }
         let mut own = vec!["max_tokens", "stream"];
-        if Version::of(parts.model).current {
+        let version = Version::of(parts.model);
+        if version.current {
             own.extend(SAMPLING_PARAMETERS);
+            warn_of_dropped_parameters(parts.model, version.name);
         }
         for (key, value) in super::parameters(parts.model, &own) {
             o.insert(key.clone(), value.clone());
+        }
+        // Automatic caching of the longest stable prefix (SPEC §I.2.2); a `cache_control`
+        // parameter adds to it (`ttl`).
+        if parts.model.prompt_caching {
+            match o.entry("cache_control").or_insert_with(|| json!({})) {
+                Value::Object(control) => {
+                    control.entry("type").or_insert("ephemeral".into());
+                }
+                other => *other = json!({"type": "ephemeral"}),
+            }
         }
         if let Some(schema) = parts.response_schema {
             super::put_format(&mut o, "output_config", json!({"type": "json_schema", "schema": schema.schema}));
@@ -214,6 +222,28 @@ fn turns(messages: &[Message]) -> (Vec<String>, Vec<Value>) {
     });
     let turns = turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
     (system, turns)
+}
+
+/// One warning per model that sets a sampling parameter its version refuses (SPEC §I.2.1).
+fn warn_of_dropped_parameters(model: &Model, version: &str) {
+    static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let dropped: Vec<&str> = SAMPLING_PARAMETERS.into_iter().filter(|p| model.parameters.contains_key(*p)).collect();
+    if dropped.is_empty() {
+        return;
+    }
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if warned.contains(&model.id) {
+        return;
+    }
+    warned.push(model.id.clone());
+    drop(warned);
+    tracing::warn!(
+        target: crate::log::RUN,
+        model = %model.id,
+        name = %model.name,
+        dropped = ?dropped,
+        "anthropic-version {version} refuses temperature, top_p and top_k: not sent (set apiVersion 2023-06-01 to send them)"
+    );
 }
 
 fn is_thinking(block: &Value) -> bool {
@@ -366,7 +396,8 @@ impl Events for MessageEvents {
                 };
                 match usage.and_then(Value::as_object) {
                     Some(usage) => {
-                        self.usage.extend(usage.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        // A later event's null (an optional count it leaves out) keeps the count.
+                        self.usage.extend(usage.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())));
                         chunk(Chunk { usage: Some(Value::Object(self.usage.clone())), ..Chunk::default() })
                     }
                     None => Parsed::Ignored,
@@ -412,7 +443,7 @@ mod tests {
             json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"a\":"}}),
             json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "1}"}}),
             json!({"type": "ping"}),
-            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30, "input_tokens": null}}),
             json!({"type": "message_stop"}),
         ]);
         let chunk = |c: Chunk| Parsed::Chunk(c);
@@ -525,13 +556,32 @@ mod tests {
     }
 
     #[test]
+    fn a_dropped_parameter_is_warned_about_once_per_model() {
+        let mut model = Model { name: "claude".into(), ..Model::new() };
+        model.set_parameter("temperature", json!(0.2));
+        let quiet = Model { name: "claude".into(), ..Model::new() };
+        let lines = crate::log::tests::capture(|| {
+            for _ in 0..3 {
+                body_of(&model, &[]);
+                body_of(&quiet, &[]);
+            }
+        });
+        // Other tests run meanwhile and may log about their own models.
+        let lines: Vec<_> = lines.into_iter().filter(|(_, _, message)| message.contains(&model.id) || message.contains(&quiet.id)).collect();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let (severity, category, message) = &lines[0];
+        assert_eq!((*severity, category.as_str()), (crate::log::Severity::Warning, crate::log::RUN));
+        assert!(message.contains("2026-10-21") && message.contains(&model.id) && message.contains(r#"dropped=["temperature"]"#), "{message}");
+    }
+
+    #[test]
     fn prompt_caching_is_the_top_level_cache_control() {
         let mut model = Model { name: "claude".into(), ..Model::new() };
         assert!(body_of(&model, &[]).get("cache_control").is_none());
         model.prompt_caching = true;
         assert_eq!(body_of(&model, &[])["cache_control"], json!({"type": "ephemeral"}));
         model.set_parameter("cache_control.ttl", json!("1h"));
-        assert_eq!(body_of(&model, &[])["cache_control"], json!({"ttl": "1h"}), "the parameter says what it says");
+        assert_eq!(body_of(&model, &[])["cache_control"], json!({"ttl": "1h", "type": "ephemeral"}));
     }
 
     #[test]

@@ -24,15 +24,27 @@ use std::collections::HashMap;
 /// The start of a call id made here, for a call the server sent without one.
 const GENERATED_ID: &str = "gemini-call:";
 
-/// Parameters that belong to the request itself; every other one goes to `generationConfig`.
+/// Parameters that belong to the request itself; every other one goes to `generationConfig`
+/// (`tools`, e.g. `[{"googleSearch": {}}]`, joins the function declarations).
 const REQUEST_FIELDS: [&str; 5] = ["safetySettings", "toolConfig", "cachedContent", "labels", "serviceTier"];
 
-/// The model's parameters under their names in `generationConfig` (the setters of `Model`
-/// write the OpenAI names).
-const RENAMED: [(&str, &str); 4] = [("max_tokens", "maxOutputTokens"), ("top_p", "topP"), ("top_k", "topK"), ("stop", "stopSequences")];
+/// The model's parameters under their names in `generationConfig` (the setters of `Model`,
+/// and applications written for OpenAI, use these).
+const RENAMED: [(&str, &str); 7] = [
+    ("max_tokens", "maxOutputTokens"),
+    ("top_p", "topP"),
+    ("top_k", "topK"),
+    ("stop", "stopSequences"),
+    ("presence_penalty", "presencePenalty"),
+    ("frequency_penalty", "frequencyPenalty"),
+    ("n", "candidateCount"),
+];
 
 /// Finish reasons of an answer that ended as it should; any other one fails the round.
 const FINISHED: [&str; 3] = ["STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"];
+
+/// Gemini always ends an answer with a finish reason: without one it was cut off.
+const UNFINISHED: &str = "the answer ended without a finishReason (cut off)";
 
 pub struct Gemini;
 
@@ -62,6 +74,7 @@ impl Wire for Gemini {
         if !system.is_empty() {
             o.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
         }
+        let mut tools = Vec::new();
         if !parts.tools.is_empty() {
             let declarations = parts.tools.iter().map(|t| {
                 let mut declaration = json!({"name": t.name, "description": t.description});
@@ -70,10 +83,16 @@ impl Wire for Gemini {
                 }
                 declaration
             });
-            o.insert("tools".into(), json!([{"functionDeclarations": declarations.collect::<Vec<_>>()}]));
+            tools.push(json!({"functionDeclarations": declarations.collect::<Vec<_>>()}));
+        }
+        if let Some(Value::Array(more)) = parts.model.parameters.get("tools") {
+            tools.extend(more.iter().cloned());
+        }
+        if !tools.is_empty() {
+            o.insert("tools".into(), Value::Array(tools));
         }
         let mut config = Map::new();
-        for (key, value) in super::parameters(parts.model, &["stream"]) {
+        for (key, value) in super::parameters(parts.model, &["stream", "tools"]) {
             if REQUEST_FIELDS.contains(&key.as_str()) {
                 o.insert(key.clone(), value.clone());
             } else {
@@ -119,12 +138,13 @@ impl Wire for Gemini {
         let mut reader = ResponseEvents::default();
         let mut out = Vec::new();
         for response in &responses {
+            let from = out.len();
             reader.response(response, &mut out);
-            if out.iter().any(|p| matches!(p, Parsed::Done | Parsed::Error(_) | Parsed::Overloaded(_))) {
+            if out[from..].iter().any(|p| matches!(p, Parsed::Done | Parsed::Error(_) | Parsed::Overloaded(_))) {
                 return out;
             }
         }
-        out.push(Parsed::Done);
+        out.push(Parsed::Error(UNFINISHED.into()));
         out
     }
 
@@ -239,7 +259,9 @@ fn model_parts(m: &Message, tool_calls: Option<&Value>) -> Vec<Value> {
     }
     let mut kept_calls: Vec<&Value> = kept.iter().filter(|p| is_call(p)).collect();
     for (id, name, arguments) in tool_calls.map(super::stored_calls).into_iter().flatten() {
-        let call_field = |part: &Value, key: &str| part.pointer(&format!("/functionCall/{key}")).and_then(Value::as_str).map(str::to_owned);
+        let call_field = |part: &Value, key: &str| {
+            part.pointer(&format!("/functionCall/{key}")).and_then(Value::as_str).filter(|v| !v.is_empty()).map(str::to_owned)
+        };
         let same = |part: &&Value| match call_field(part, "id") {
             Some(kept_id) => kept_id == id,
             None => call_field(part, "name").as_deref() == Some(name),
@@ -294,10 +316,12 @@ fn error(error: &Value) -> Parsed {
     }
 }
 
-/// One attempt's stream: how many calls it brought (a call's place among them).
+/// One attempt's stream: how many calls it brought (a call's place among them), and whether
+/// it said the answer was finished.
 #[derive(Default)]
 struct ResponseEvents {
     calls: i64,
+    finished: bool,
     /// Never take the fast path (the fuzz target's reference reader).
     tree_only: bool,
 }
@@ -323,7 +347,10 @@ impl ResponseEvents {
             return out.push(Parsed::Error(format!("the prompt was blocked ({reason})")));
         }
         match candidate.and_then(|c| c.get("finishReason")).and_then(Value::as_str) {
-            Some(reason) if FINISHED.contains(&reason) => out.push(Parsed::Done),
+            Some(reason) if FINISHED.contains(&reason) => {
+                self.finished = true;
+                out.push(Parsed::Done);
+            }
             Some(reason) => out.push(Parsed::Error(format!("the answer was stopped ({reason})"))),
             None => {}
         }
@@ -354,16 +381,30 @@ impl ResponseEvents {
 
 impl Events for ResponseEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
+        // An `event: error` fails the run whatever its data says (SPEC §H.1.6).
+        if name == b"error" {
+            return out.push(match serde_json::from_str::<Value>(data) {
+                Ok(Value::Object(o)) if o.get("error").is_some_and(Value::is_object) => error(&o["error"]),
+                _ => super::error_event(data),
+            });
+        }
         if !self.tree_only
-            && let Some(pieces) = fast::read(data)
+            && let Some(chunk) = fast::read(data)
         {
-            return out.extend(pieces.iter().map(|p| text_piece(&p.text, p.thought)));
+            out.extend(chunk.parts.iter().map(|p| text_piece(&p.text, p.thought)));
+            if let Some(usage) = chunk.usage {
+                out.push(Parsed::Chunk(Chunk { usage: Some(usage), ..Chunk::default() }));
+            }
+            return;
         }
         match serde_json::from_str::<Value>(data) {
             Ok(response @ Value::Object(_)) => self.response(&response, out),
-            _ if name == b"error" => out.push(super::error_event(data)),
             _ => out.push(Parsed::Ignored),
         }
+    }
+
+    fn end(&mut self) -> Option<String> {
+        (!self.finished).then(|| UNFINISHED.to_owned())
     }
 }
 
@@ -429,6 +470,39 @@ mod tests {
         let mut out = Vec::new();
         ResponseEvents::default().event(b"error", "not JSON", &mut out);
         assert_eq!(out, [Parsed::Error("not JSON".into())]);
+        // A named error event fails whatever its data looks like (SPEC §H.1.6).
+        let mut out = Vec::new();
+        let mut reader = ResponseEvents::default();
+        reader.event(b"error", r#"{"message":"x"}"#, &mut out);
+        reader.event(b"error", &chunk(json!([{"text": "not an answer"}])).to_string(), &mut out);
+        reader.event(b"error", &json!({"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}}).to_string(), &mut out);
+        assert_eq!(out[..2], [Parsed::Error("x".into()), out[1].clone()]);
+        assert!(matches!(&out[1], Parsed::Error(_)), "{out:?}");
+        assert_eq!(out[2], Parsed::Overloaded("busy (UNAVAILABLE)".into()));
+    }
+
+    #[test]
+    fn a_stream_without_a_finish_reason_was_cut_off() {
+        let mut reader = ResponseEvents::default();
+        reader.event(b"", &chunk(json!([{"text": "half"}])).to_string(), &mut Vec::new());
+        assert_eq!(reader.end(), Some(UNFINISHED.to_owned()));
+        let mut last = chunk(json!([]));
+        last["candidates"][0]["finishReason"] = "STOP".into();
+        reader.event(b"", &last.to_string(), &mut Vec::new());
+        assert_eq!(reader.end(), None);
+    }
+
+    #[test]
+    fn openai_parameter_names_and_extra_tools() {
+        let mut model = Model { name: "gemini".into(), ..Model::new() };
+        model.set_parameter("presence_penalty", json!(0.5));
+        model.set_parameter("n", json!(2));
+        model.set_parameter("tools", json!([{"googleSearch": {}}]));
+        let tools = [ToolSpec::new("f", "", &Value::Null)];
+        let parts = BodyParts { model: &model, dialog_id: "", system: "", messages: &[], tools: &tools, response_schema: None };
+        let body: Value = serde_json::from_str(&Gemini.body(&parts)).unwrap();
+        assert_eq!(body["generationConfig"], json!({"presencePenalty": 0.5, "candidateCount": 2}));
+        assert_eq!(body["tools"], json!([{"functionDeclarations": [{"name": "f", "description": ""}]}, {"googleSearch": {}}]));
     }
 
     #[test]
@@ -490,6 +564,19 @@ mod tests {
     }
 
     #[test]
+    fn a_signed_call_with_an_empty_id_is_matched_by_name() {
+        let signed = json!({"functionCall": {"id": "", "name": "f", "args": {}}, "thoughtSignature": "c2ln"});
+        let got = events(&[chunk(json!([signed.clone()]))]);
+        let Parsed::Chunk(c) = &got[0] else { panic!("{got:?}") };
+        assert_eq!(c.tool_calls[0].id.as_deref(), Some("gemini-call:r1:0"));
+        let mut answer = Message::new(Role::Assistant, "");
+        answer.tool_calls = r#"[{"id":"gemini-call:r1:0","type":"function","function":{"name":"f","arguments":"{}"}}]"#.into();
+        answer.thinking_blocks = Value::Array(vec![signed.clone()]).to_string();
+        let calls: Value = serde_json::from_str(&answer.tool_calls).unwrap();
+        assert_eq!(model_parts(&answer, Some(&calls)), [signed]);
+    }
+
+    #[test]
     fn tool_results_become_response_objects() {
         assert_eq!(response_object(r#"{"a":1}"#), json!({"a": 1}));
         assert_eq!(response_object("[1,2]"), json!({"result": [1, 2]}));
@@ -503,7 +590,8 @@ mod tests {
         let got = Gemini.answer(&one.to_string());
         assert_eq!(got, [Parsed::Chunk(Chunk { content: Some("Hi".into()), ..Chunk::default() }), Parsed::Done]);
         let array = Value::Array(vec![chunk(json!([{"text": "a"}])), chunk(json!([{"text": "b"}]))]);
-        assert_eq!(Gemini.answer(&array.to_string()).len(), 3);
+        let got = Gemini.answer(&array.to_string());
+        assert_eq!((got.len(), got.last()), (3, Some(&Parsed::Error(UNFINISHED.into()))), "cut off without a finish reason");
         assert!(Gemini.answer("{}").is_empty() && Gemini.answer("[]").is_empty() && Gemini.answer(r#"[{"x":1}]"#).is_empty());
         let failed = json!({"error": {"code": 503, "message": "busy", "status": "UNAVAILABLE"}});
         assert_eq!(Gemini.answer(&failed.to_string()), [Parsed::Overloaded("busy (UNAVAILABLE)".into())]);

@@ -113,16 +113,20 @@ impl Wire for Responses {
 const ENCRYPTED_REASONING: &str = "reasoning.encrypted_content";
 
 /// Adds the encrypted reasoning to what the model's parameters `include` (once).
+/// An empty `include` parameter is left empty: OpenAI answers 400 to a model that does not
+/// reason (gpt-4o, gpt-4.1) asking for encrypted reasoning, and that is how such a model
+/// says no.
 fn include_encrypted_reasoning(body: &mut Map<String, Value>) {
-    match body.entry("include").or_insert_with(|| Value::Array(Vec::new())) {
-        Value::Array(include) if include.iter().any(|i| i == ENCRYPTED_REASONING) => {}
+    match body.entry("include").or_insert_with(|| json!([ENCRYPTED_REASONING])) {
+        Value::Array(include) if include.is_empty() || include.iter().any(|i| i == ENCRYPTED_REASONING) => {}
         Value::Array(include) => include.push(ENCRYPTED_REASONING.into()),
         other => *other = json!([ENCRYPTED_REASONING]),
     }
 }
 
-/// What of an answer's output is kept with its message: its finished reasoning items, and,
-/// once there is one, where the other items stood.
+/// What of an answer's output is kept with its message: its finished reasoning items that
+/// can go back (with `encrypted_content`: under `store: false` nothing else can), and, once
+/// there is one, where the other items stood.
 #[derive(Default)]
 struct OutputOrder {
     reasoning: bool,
@@ -132,7 +136,7 @@ impl OutputOrder {
     /// The entry for the finished output `item` (JSON text), if it is one to keep.
     fn keep(&mut self, item: &Value) -> Option<String> {
         match item.get("type").and_then(Value::as_str)? {
-            "reasoning" => {
+            "reasoning" if item.get("encrypted_content").and_then(Value::as_str).is_some_and(|e| !e.is_empty()) => {
                 self.reasoning = true;
                 Some(item.to_string())
             }
@@ -468,8 +472,10 @@ mod tests {
         ]);
         let fc = |id: &str| json!({"type": "function_call", "call_id": id});
         assert_eq!(kept(&got), [r1.clone(), fc("c1"), r2.clone(), fc("c2")]);
-        // Without reasoning nothing is kept.
+        // Without reasoning nothing is kept, nor reasoning that cannot go back.
         assert!(kept(&events(&[call(0, "c1")])).is_empty());
+        let bare = json!({"type": "reasoning", "id": "rs_3", "summary": []});
+        assert!(kept(&events(&[("", json!({"type": "response.output_item.done", "output_index": 0, "item": bare})), call(1, "c3")])).is_empty());
     }
 
     #[test]
@@ -513,6 +519,10 @@ mod tests {
         assert_eq!((sent["prompt_cache_key"].as_str(), sent["store"].as_bool()), (Some("d1"), Some(false)));
         model.set_parameter("include", json!(["reasoning.encrypted_content"]));
         assert_eq!(body(&model)["include"], json!(["reasoning.encrypted_content"]));
+        model.set_parameter("include", json!([]));
+        assert_eq!(body(&model)["include"], json!([]), "a model that does not reason says no");
+        model.remove_parameter("include");
+        assert_eq!(body(&model)["include"], json!(["reasoning.encrypted_content"]));
     }
 
     #[test]
@@ -526,7 +536,7 @@ mod tests {
     #[test]
     fn a_whole_json_response_reads_as_its_events() {
         let text = json!({"status": "completed", "output": [
-            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}]},
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}], "encrypted_content": "e"},
             {"type": "message", "content": [{"type": "output_text", "text": "Hi"}]},
             {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}
         ], "usage": {"total_tokens": 1}})

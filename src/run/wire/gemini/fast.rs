@@ -1,10 +1,12 @@
 //! The fast path of the Gemini stream: a chunk that only carries text (the answer's or a
-//! thought's) is read by the zero-copy scanner instead of a `serde_json::Value` tree, as the
-//! typed streams' deltas are (`typed.rs`). Anything else in it — a call, a signature, usage, a
-//! finish reason, an error, a second candidate — leaves it to the tree reader; what both read
-//! must be the same (the `gemini_events` fuzz target compares them).
+//! thought's) and the usage so far, as nearly every chunk does, is read by the zero-copy
+//! scanner instead of a `serde_json::Value` tree, as the typed streams' deltas are
+//! (`typed.rs`). Anything else in it — a call, a signature, a finish reason, an error, a
+//! second candidate — leaves it to the tree reader; what both read must be the same (the
+//! `gemini_events` fuzz target compares them).
 
 use crate::run::scan::{Invalid, Scanner};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// One text part of the first candidate.
@@ -14,13 +16,20 @@ pub struct TextPart<'a> {
     pub thought: bool,
 }
 
-/// The text parts of `data` when that is all it carries; None sends it to the tree reader.
-pub fn read(data: &str) -> Option<Vec<TextPart<'_>>> {
+/// A chunk the fast path read: its text parts, and its usage when that is an object.
+pub struct TextChunk<'a> {
+    pub parts: Vec<TextPart<'a>>,
+    pub usage: Option<Value>,
+}
+
+/// The text parts (and usage) of `data` when that is all it carries; None sends it to the
+/// tree reader.
+pub fn read(data: &str) -> Option<TextChunk<'_>> {
     let mut s = Scanner::new(data);
     if s.peek() != Some(b'{') {
         return None;
     }
-    let mut parts = None;
+    let (mut parts, mut usage) = (None, None);
     s.object(|s, key| match key {
         "candidates" => {
             let mut seen = 0;
@@ -34,14 +43,18 @@ pub fn read(data: &str) -> Option<Vec<TextPart<'_>>> {
                 Ok(())
             })
         }
+        "usageMetadata" => {
+            usage = Some(s.value()?).filter(Value::is_object);
+            Ok(())
+        }
         // What the tree reader acts on.
-        "error" | "usageMetadata" | "promptFeedback" => Err(Invalid),
+        "error" | "promptFeedback" => Err(Invalid),
         // Ids and versions.
         _ => s.skip(),
     })
     .ok()?;
     s.end().ok()?;
-    parts
+    Some(TextChunk { parts: parts?, usage })
 }
 
 /// A candidate's parts; its other members (index, safety ratings) are skipped, a finish
@@ -90,14 +103,18 @@ mod tests {
     #[test]
     fn text_chunks_are_read_and_everything_else_is_left_to_the_tree() {
         let data = r#"{"candidates":[{"content":{"parts":[{"text":"Hm","thought":true},{"text":"a\nb"}],"role":"model"},"index":0}],"modelVersion":"gemini-3","responseId":"r"}"#;
-        let parts = read(data).unwrap();
-        assert_eq!(parts, [TextPart { text: "Hm".into(), thought: true }, TextPart { text: "a\nb".into(), thought: false }]);
-        assert!(matches!(parts[0].text, Cow::Borrowed(_)), "unescaped text is borrowed");
+        let chunk = read(data).unwrap();
+        assert_eq!(chunk.parts, [TextPart { text: "Hm".into(), thought: true }, TextPart { text: "a\nb".into(), thought: false }]);
+        assert!(matches!(chunk.parts[0].text, Cow::Borrowed(_)), "unescaped text is borrowed");
+        assert!(chunk.usage.is_none());
+        let data = r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":3},"usageMetadata":7}"#;
+        assert!(read(data).unwrap().usage.is_none(), "the last of a repeated member counts, as in the tree");
+        let data = r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":3}}"#;
+        assert_eq!(read(data).unwrap().usage, Some(serde_json::json!({"promptTokenCount": 3})));
         for tree in [
             r#"{"candidates":[{"content":{"parts":[{"text":"x","thoughtSignature":"s"}]}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}}]}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}]}"#,
-            r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{}}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":1}]}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"thought":true}]}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"text":"x","thought":"yes"}]}}]}"#,
