@@ -220,6 +220,8 @@ fn requests_the_center_cannot_send_say_why() {
     assert!(request(&c, "notes", "initialize", None).unwrap_err().contains("not a request the application may send"));
     let unknown = request(&c, "notes", "no/such/method", None).unwrap_err();
     assert!(unknown.contains("-32601"), "{unknown}");
+    // A healthy server's error is what it said, without its stderr (SPEC §I.3.7).
+    assert!(!unknown.contains("stderr"), "{unknown}");
     c.remove_mcp("notes");
 }
 

@@ -17,6 +17,10 @@ if [ ! -d .venv/anthropic-2023-06-01/anthropic ]; then
     .venv/bin/pip install --quiet --disable-pip-version-check --target .venv/anthropic-2023-06-01 \
         -r tests/requirements-anthropic-2023-06-01.txt
 fi
+# The npm peers (tests/npm: the MCP reference server), exactly as the lock file says.
+if [ ! -d tests/npm/node_modules ] || [ tests/npm/package-lock.json -nt tests/npm/node_modules ]; then
+    npm ci --prefix tests/npm --no-audit --no-fund --silent
+fi
 cmake -S . -B "$build" -G Ninja -DVI_PYTHON="$PWD/.venv/bin/python"
 cmake --build "$build"
 ctest --test-dir "$build" --output-on-failure

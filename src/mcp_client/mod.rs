@@ -274,6 +274,12 @@ impl Connection {
         !self.rpc.is_closed()
     }
 
+    /// Adds a stdio server's stderr to the reason of a request that failed, but only when the
+    /// server is gone (SPEC §I.3.7): a healthy server's error is what the server said.
+    fn explain_failed_request(&self, reason: String) -> String {
+        if self.is_alive() { reason } else { self.explain(reason) }
+    }
+
     /// Adds a stdio server's stderr to `reason` when it is not there yet.
     fn explain(&self, reason: String) -> String {
         match &self.link {
@@ -450,7 +456,7 @@ impl Connection {
         let failed = |reason: String| ToolOutput::from(json!({"error": reason}).to_string());
         match self.exchange("tools/call", Some(params), Some(watch)).await {
             Ok(result) => protocol::call_result(&result),
-            Err(RequestError::Failed(reason)) => failed(self.explain(reason)),
+            Err(RequestError::Failed(reason)) => failed(self.explain_failed_request(reason)),
             Err(RequestError::TimedOut(limit)) => failed(format!("the MCP tool call {tool} timed out: {}", silence(limit))),
         }
     }
@@ -625,7 +631,7 @@ pub(crate) async fn request(config: Mcp, center: WeakCenter, method: &str, param
         .ok_or_else(|| format!("the MCP server {} was removed", config.name))?;
     c.use_roots(&config.roots).await;
     let watch = Watch { limit: Duration::from_millis(u64::from(config.call_timeout_ms)), on_progress: &|_| {}, asker: None };
-    c.exchange(method, params, Some(&watch)).await.map_err(|e| c.explain(e.reason()))
+    c.exchange(method, params, Some(&watch)).await.map_err(|e| c.explain_failed_request(e.reason()))
 }
 
 // --- what one run keeps ----------------------------------------------------------------------

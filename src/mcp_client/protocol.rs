@@ -66,13 +66,17 @@ pub struct Tool {
     pub input_schema: Value,
 }
 
-/// The tools of one `tools/list` page and the cursor of the next page, if any.
+/// The tools of one `tools/list` page the client can call, and the cursor of the next page,
+/// if any. A tool that must be called as a task (`execution.taskSupport: "required"`,
+/// 2025-11-25) is left out: this client does not call tasks yet (SPEC §I.3.4), and a tool it
+/// cannot call is never offered to the model.
 pub fn parse_tools(result: &Value) -> (Vec<Tool>, Option<String>) {
     let tools = result
         .get("tools")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
+        .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) != Some("required"))
         .filter_map(|t| {
             let name = t.get("name")?.as_str()?.to_owned();
             Some(Tool {
@@ -180,6 +184,14 @@ mod tests {
         assert_eq!(tools, vec![Tool { name: "a".into(), description: "".into(), input_schema: json!({"type": "object", "properties": {}}) }]);
         assert_eq!(cursor.as_deref(), Some("2"));
         assert_eq!(parse_tools(&json!({"tools": [], "nextCursor": ""})).1, None);
+    }
+
+    #[test]
+    fn a_tool_that_must_be_a_task_is_not_offered() {
+        let tool = |name: &str, support: &str| json!({"name": name, "execution": {"taskSupport": support}});
+        let listed = json!({"tools": [tool("required", "required"), tool("optional", "optional"), tool("forbidden", "forbidden"), {"name": "plain"}]});
+        let names: Vec<String> = parse_tools(&listed).0.into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["optional", "forbidden", "plain"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@ Usage: features_server.py stdio | streamable-http PORT | sse PORT
 
 import base64
 import json
+import sys
 
 import anyio
 from mcp_types import SamplingMessage, TextContent
@@ -112,4 +113,8 @@ def greet(name: str) -> str:
 
 
 if __name__ == "__main__":
+    # A healthy server that talks on stderr, as many do: none of it belongs in the errors it
+    # answers (SPEC §I.3.7).
+    sys.stderr.write("vi-test-features: starting; this line is not an error\n")
+    sys.stderr.flush()
     serve(server)
