@@ -156,6 +156,40 @@ private slots:
         QCOMPARE(dialog->getMessages().at(2).getContent(), QStringLiteral("booked for Ada, 4 guests"));
     }
 
+    void aUrlElicitationOfTheReferenceServerIsAnsweredFromTheSignal()
+    {
+        // @modelcontextprotocol/server-everything (tests/npm, installed by tools/test.sh).
+        const QString everything = QStringLiteral(VISINDIGO_AGENT_SOURCE_DIR "/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        QVERIFY2(QFileInfo::exists(everything), "npm ci --prefix tests/npm (tools/test.sh does it)");
+        MCP entry(QStringLiteral("ev"));
+        entry.setCommand(QStringLiteral("node")).setArguments({everything, QStringLiteral("stdio")});
+        Model model;
+        model.setName(QStringLiteral("mcp-model")).setUrl(server.url(QStringLiteral("/v1"))).setToken(QStringLiteral("t"));
+        Dialog* dialog = registered.newDialog(this, {registered.addModel(model)});
+        dialog->addMCP(entry);
+        // (Not a raw string: moc reads the "//" in it as a comment.)
+        const QString arguments = QString::fromUtf8(QJsonDocument(QJsonObject{{"url", "https://example.com/pay"}, {"message", "Pay to go on."}}).toJson(QJsonDocument::Compact));
+        QVERIFY(server.setScript({sse({toolCallChunk(QStringLiteral("c1"), QStringLiteral("ev__trigger-url-elicitation"), arguments), done()}),
+                                  answer({QStringLiteral("Paid.")})}));
+        QUrl opened;
+        QString said;
+        // What an application does: QDesktopServices::openUrl(url), then accept.
+        connect(dialog, &Dialog::mcpUrlElicitationRequested, this,
+                [&](const QString& id, const QString&, const QString& message, const QUrl& url) {
+                    opened = url;
+                    said = message;
+                    QVERIFY(dialog->answerMCPElicitation(id, QStringLiteral("accept")));
+                });
+        QSignalSpy finished(dialog, &Dialog::runFinished);
+        dialog->appendMessage(Message::Role::User, QStringLiteral("Pay, please."));
+        dialog->run();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QCOMPARE(opened, QUrl(QStringLiteral("https://example.com/pay")));
+        QCOMPARE(said, QStringLiteral("Pay to go on."));
+        QVERIFY2(dialog->getMessages().at(2).getContent().contains(QLatin1String("User completed the URL elicitation flow")),
+                 qPrintable(dialog->getMessages().at(2).getContent()));
+    }
+
     void progressIsSignalledAndKeepsALongCallAlive()
     {
         Model model;

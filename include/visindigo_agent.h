@@ -313,6 +313,13 @@ enum ViEventKind
    * `cachedInputTokens`, `cacheWriteTokens`, `reasoningTokens`, `raw`).
    */
   VI_EVENT_KIND_USAGE_UPDATED = 17,
+  /**
+   * MCP server `server_name` asks the user to open `url` during a tool call (URL-mode
+   * elicitation, SPEC §I.3.5; always http or https): `text` is its message, `call_id` the
+   * request id to answer with `vi_dialog_answer_mcp_elicitation` ("accept" once the user
+   * went there, "decline", "cancel"; no content). Declined when the run ends first.
+   */
+  VI_EVENT_KIND_MCP_URL_ELICITATION_REQUESTED = 18,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -493,7 +500,7 @@ typedef struct ViEvent {
    */
   struct ViStr to_model_id;
   /**
-   * `McpFailed`, `McpProgress` and `McpElicitationRequested` only: the server.
+   * `McpFailed`, `McpProgress` and the elicitation events only: the server.
    */
   struct ViStr server_name;
   /**
@@ -505,7 +512,7 @@ typedef struct ViEvent {
    */
   int32_t delay_ms;
   /**
-   * The tool call events only (else empty); `McpElicitationRequested`: the request id.
+   * The tool call events only (else empty); the elicitation events: the request id.
    */
   struct ViStr call_id;
   /**
@@ -525,6 +532,10 @@ typedef struct ViEvent {
    * text (else empty).
    */
   struct ViStr json;
+  /**
+   * `McpUrlElicitationRequested` only: the url to open (else empty).
+   */
+  struct ViStr url;
 } ViEvent;
 
 /**

@@ -9,7 +9,7 @@
 
 mod transitions;
 
-pub(crate) use transitions::{ALREADY_RUNNING, CallSpec, Decision, Piece, RunEnd, RunTicket};
+pub(crate) use transitions::{ALREADY_RUNNING, CallSpec, Decision, Elicitation, Piece, RunEnd, RunTicket};
 
 use crate::{
     center::{Center, WeakCenter},

@@ -32,6 +32,11 @@ pub enum Event {
     /// An MCP server asks the user for input during a tool call (SPEC §H.4.5); answered by
     /// `Dialog::answer_mcp_elicitation(request_id, …)`, declined when the run ends first.
     McpElicitationRequested { request_id: String, server: String, message: String, schema: Value },
+    /// An MCP server asks the user to open `url` (an http(s) url) during a tool call — URL-mode
+    /// elicitation (SPEC §I.3.5); answered like a form's, by `Dialog::answer_mcp_elicitation`
+    /// (`accept` once the user went there, `decline`, `cancel`), declined when the run ends
+    /// first.
+    McpUrlElicitationRequested { request_id: String, server: String, message: String, url: String },
     /// A tool call begins (SPEC §H.3.6).
     ToolCallStarted { call_id: String, tool_name: String, arguments: String },
     /// A started tool call has its result (SPEC §H.3.6).

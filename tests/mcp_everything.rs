@@ -54,3 +54,38 @@ fn the_reference_servers_tools_are_offered_and_called_but_not_a_task_only_one() 
     assert_eq!(d.last_message().content, "done");
     c.remove_mcp("ev");
 }
+
+#[test]
+fn a_url_elicitation_reaches_the_host_and_its_answer_the_server() {
+    let _serial = serial();
+    let arguments = r#"{"url":"https://example.com/sign-in?session=1","message":"Sign in to go on."}"#;
+    let srv = chat_server(vec![
+        calls(&[("ev__trigger-url-elicitation", arguments)]),
+        answer("signed in"),
+        calls(&[("ev__trigger-url-elicitation", arguments)]),
+        answer("not signed in"),
+    ]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_everything("ev"));
+    for (action, said) in [("accept", "User completed the URL elicitation flow"), ("decline", "User declined to open the URL")] {
+        d.append_message(Message::new(Role::User, "go"));
+        d.run();
+        let asked = || {
+            rec.snapshot().iter().find_map(|e| match e {
+                Event::McpUrlElicitationRequested { request_id, server, message, url } => Some((request_id.clone(), server.clone(), message.clone(), url.clone())),
+                _ => None,
+            })
+        };
+        wait_for("the url elicitation", || asked().is_some());
+        let (id, server, message, url) = asked().unwrap();
+        assert_eq!((server.as_str(), message.as_str(), url.as_str()), ("ev", "Sign in to go on.", "https://example.com/sign-in?session=1"));
+        assert!(d.answer_mcp_elicitation(&id, action, None));
+        rec.wait_finished();
+        rec.take();
+        let tool = &d.messages()[d.message_count() - 2];
+        assert_eq!(tool.role, Role::Tool);
+        assert!(tool.content.contains(said), "{}", tool.content);
+    }
+    assert!(offered(&bodies(&srv)[0]).contains(&"ev__trigger-url-elicitation".to_owned()), "offered only to a client that declares url mode");
+    c.remove_mcp("ev");
+}

@@ -246,6 +246,13 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
         const JsonConfig schema = jsonFromUtf8(QByteArray(event.json.data, qsizetype(event.json.len)));
         return [id, server, message, schema](Dialog* d) { Q_EMIT d->mcpElicitationRequested(id, server, message, schema); };
     }
+    case VI_EVENT_KIND_MCP_URL_ELICITATION_REQUESTED: {
+        QString id = toQString(event.call_id);
+        QString server = toQString(event.server_name);
+        QString message = toQString(event.text);
+        const QUrl url(toQString(event.url));
+        return [id, server, message, url](Dialog* d) { Q_EMIT d->mcpUrlElicitationRequested(id, server, message, url); };
+    }
     case VI_EVENT_KIND_RETRYING: {
         const qint32 attempt = event.attempt;
         const qint32 delayMs = event.delay_ms;

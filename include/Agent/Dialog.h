@@ -34,6 +34,7 @@
 #include <QtCore/QList>
 #include <QtCore/QMap>
 #include <QtCore/QObject>
+#include <QtCore/QUrl>
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 
@@ -206,10 +207,11 @@ public:
     /// Declines the waiting call `callId`: its answer is
     /// {"error":"the user declined this call: <reason>"}; false when none waits under that id.
     bool rejectToolCall(const QString& callId, const QString& reason = QString());
-    /// Answers the MCP elicitation `requestId` (mcpElicitationRequested(), SPEC §H.4.5) from
-    /// any thread: `action` "accept" with `content` (an object the requested schema
-    /// describes), "decline" or "cancel" (content ignored). False when nothing waits under
-    /// that id (answered already, or the run is over) or for another action.
+    /// Answers the MCP elicitation `requestId` (mcpElicitationRequested(), SPEC §H.4.5, or
+    /// mcpUrlElicitationRequested(), §I.3.5) from any thread: `action` "accept" with `content`
+    /// (an object the requested schema describes; none for a url), "decline" or "cancel"
+    /// (content ignored). False when nothing waits under that id (answered already, or the
+    /// run is over) or for another action.
     bool answerMCPElicitation(const QString& requestId, const QString& action,
                               const Visindigo::Utility::JsonConfig& content = Visindigo::Utility::JsonConfig());
 
@@ -270,6 +272,13 @@ Q_SIGNALS:
     /// The call waits; the run's end (abort(), stop()) declines it.
     void mcpElicitationRequested(const QString& requestId, const QString& serverName, const QString& message,
                                  const Visindigo::Utility::JsonConfig& requestedSchema);
+    /// Extension (SPEC §I.3.5, URL-mode elicitation): MCP server `serverName` asks the user to
+    /// open `url` (http or https; QDesktopServices::openUrl) during a tool call, for what
+    /// `message` says — a sign-in, a payment — that must not pass through the application.
+    /// Answer with answerMCPElicitation(requestId, "accept") once the user went there, or
+    /// "decline" / "cancel". The call waits; the run's end declines it.
+    void mcpUrlElicitationRequested(const QString& requestId, const QString& serverName, const QString& message,
+                                    const QUrl& url);
     /// Extension: every model of the provider failed (reason: the last failure); pass `attempt` (1, 2,
     /// …) over them starts after delayMs (SPEC §H.1.4). abort() ends the wait.
     void retrying(qint32 attempt, qint32 delayMs, const QString& reason);

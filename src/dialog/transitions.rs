@@ -169,6 +169,14 @@ impl Dialog {
     }
 }
 
+/// What an MCP elicitation asks of the user.
+pub(crate) enum Elicitation {
+    /// A form matching `schema`.
+    Form { schema: Value },
+    /// To open `url`.
+    Url { url: String },
+}
+
 /// The host's answer to an MCP elicitation.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Elicited {
@@ -288,16 +296,21 @@ impl RunTicket {
         .flatten()
     }
 
-    /// Asks the host to answer an MCP server's elicitation (`McpElicitationRequested`); the
-    /// receiver yields the answer, or fails when the run ends first. None when the run is over.
-    pub fn request_elicitation(&self, server: &str, message: &str, schema: Value) -> Option<oneshot::Receiver<Elicited>> {
+    /// Asks the host to answer an MCP server's elicitation (`McpElicitationRequested`, or
+    /// `McpUrlElicitationRequested`); the receiver yields the answer, or fails when the run
+    /// ends first. None when the run is over.
+    pub fn request_elicitation(&self, server: &str, message: &str, what: Elicitation) -> Option<oneshot::Receiver<Elicited>> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         self.with(|s, events| {
             let run = s.run.as_mut()?;
             let request_id = format!("elicitation-{}", NEXT.fetch_add(1, Ordering::Relaxed));
             let (sender, receiver) = oneshot::channel();
             run.elicitations.push((request_id.clone(), sender));
-            events.push(Event::McpElicitationRequested { request_id, server: server.to_owned(), message: message.to_owned(), schema });
+            let (server, message) = (server.to_owned(), message.to_owned());
+            events.push(match what {
+                Elicitation::Form { schema } => Event::McpElicitationRequested { request_id, server, message, schema },
+                Elicitation::Url { url } => Event::McpUrlElicitationRequested { request_id, server, message, url },
+            });
             Some(receiver)
         })
         .flatten()

@@ -53,6 +53,11 @@ pub enum ViEventKind {
     /// `vi_dialog_last_usage` gives (the provider's keys, `inputTokens`, `outputTokens`,
     /// `cachedInputTokens`, `cacheWriteTokens`, `reasoningTokens`, `raw`).
     UsageUpdated = 17,
+    /// MCP server `server_name` asks the user to open `url` during a tool call (URL-mode
+    /// elicitation, SPEC §I.3.5; always http or https): `text` is its message, `call_id` the
+    /// request id to answer with `vi_dialog_answer_mcp_elicitation` ("accept" once the user
+    /// went there, "decline", "cancel"; no content). Declined when the run ends first.
+    McpUrlElicitationRequested = 18,
 }
 
 /// One event. Every view lives only during the callback; fields that do not apply to the
@@ -69,13 +74,13 @@ pub struct ViEvent {
     pub from_model_id: ViStr,
     /// `ModelFallback` only: the model tried next.
     pub to_model_id: ViStr,
-    /// `McpFailed`, `McpProgress` and `McpElicitationRequested` only: the server.
+    /// `McpFailed`, `McpProgress` and the elicitation events only: the server.
     pub server_name: ViStr,
     /// `Retrying` only (else 0).
     pub attempt: i32,
     /// `Retrying` only (else 0).
     pub delay_ms: i32,
-    /// The tool call events only (else empty); `McpElicitationRequested`: the request id.
+    /// The tool call events only (else empty); the elicitation events: the request id.
     pub call_id: ViStr,
     /// The tool call events and `McpProgress` only (else empty).
     pub tool_name: ViStr,
@@ -86,6 +91,8 @@ pub struct ViEvent {
     /// `McpElicitationRequested`: the requested schema; `UsageUpdated`: the usage; as JSON
     /// text (else empty).
     pub json: ViStr,
+    /// `McpUrlElicitationRequested` only: the url to open (else empty).
+    pub url: ViStr,
 }
 
 /// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
@@ -160,6 +167,7 @@ impl ViEvent {
             progress: 0.0,
             total: 0.0,
             json: none,
+            url: none,
         };
         match event {
             Event::MessageAppended(index) => {
@@ -190,6 +198,10 @@ impl ViEvent {
             Event::McpElicitationRequested { request_id, server, message, .. } => {
                 e.kind = ViEventKind::McpElicitationRequested;
                 (e.call_id, e.server_name, e.text, e.json) = (ViStr::of(request_id), ViStr::of(server), ViStr::of(message), ViStr::of(json));
+            }
+            Event::McpUrlElicitationRequested { request_id, server, message, url } => {
+                e.kind = ViEventKind::McpUrlElicitationRequested;
+                (e.call_id, e.server_name, e.text, e.url) = (ViStr::of(request_id), ViStr::of(server), ViStr::of(message), ViStr::of(url));
             }
             Event::Retrying { attempt, delay_ms, reason } => {
                 e.kind = ViEventKind::Retrying;

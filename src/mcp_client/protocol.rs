@@ -18,7 +18,7 @@ pub const SUPPORTED_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-
 pub fn initialize_params() -> Value {
     json!({
         "protocolVersion": PROTOCOL_VERSION,
-        "capabilities": {"roots": {"listChanged": true}, "elicitation": {"form": {}}, "sampling": {}},
+        "capabilities": {"roots": {"listChanged": true}, "elicitation": {"form": {}, "url": {}}, "sampling": {}},
         "clientInfo": {"name": "visindigo-agent", "version": env!("CARGO_PKG_VERSION")},
     })
 }

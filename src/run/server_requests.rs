@@ -1,9 +1,10 @@
 //! What a run answers when an MCP server it is calling asks something back (SPEC §H.4.5):
-//! `elicitation/create` goes to the host as `McpElicitationRequested` on the dialog whose run
-//! made the call; `sampling/createMessage` is one completion on the entry's sampling provider.
+//! `elicitation/create` goes to the host as `McpElicitationRequested` (a form) or
+//! `McpUrlElicitationRequested` (a url to open, SPEC §I.3.5) on the dialog whose run made the
+//! call; `sampling/createMessage` is one completion on the entry's sampling provider.
 
 use crate::center::Center;
-use crate::dialog::{Dialog, RunTicket};
+use crate::dialog::{Dialog, Elicitation, RunTicket};
 use crate::event::{Event, EventSink};
 use crate::function::HostToken;
 use crate::mcp_client::{Asker, Responder, ServerRequest};
@@ -40,28 +41,45 @@ impl Asker for RunAsker {
 }
 
 impl RunAsker {
-    /// Form mode only; a URL-mode elicitation (2025-11-25) is declined.
+    /// A form, or (2025-11-25) a url to open: only an http(s) one reaches the host, any other
+    /// scheme is declined.
     fn elicit(&self, params: &Value, responder: Responder) {
         let decline = || Ok(json!({"action": "decline"}));
-        if params.get("mode").and_then(Value::as_str).is_some_and(|m| m != "form") {
-            return responder.answer(decline());
-        }
         let message = params.get("message").and_then(Value::as_str).unwrap_or_default();
-        let schema = params.get("requestedSchema").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}}));
-        let Some(answer) = self.ticket.request_elicitation(&self.server, message, schema) else {
+        let what = match params.get("mode").and_then(Value::as_str) {
+            None | Some("form") => {
+                let schema = params.get("requestedSchema").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+                Elicitation::Form { schema }
+            }
+            Some("url") => match url_to_open(params) {
+                Some(url) => Elicitation::Url { url },
+                None => return responder.answer(decline()),
+            },
+            Some(_) => return responder.answer(decline()),
+        };
+        let url_mode = matches!(what, Elicitation::Url { .. });
+        let Some(answer) = self.ticket.request_elicitation(&self.server, message, what) else {
             return responder.answer(decline());
         };
         crate::runtime::runtime().spawn(async move {
             responder.answer(match answer.await {
                 Ok(e) => Ok(match e.content {
-                    Some(content) => json!({"action": e.action, "content": content}),
-                    None => json!({"action": e.action}),
+                    // A url's answer has no content.
+                    Some(content) if !url_mode => json!({"action": e.action, "content": content}),
+                    _ => json!({"action": e.action}),
                 }),
                 // The run ended (finished, stopped, aborted) before the host answered.
                 Err(_) => decline(),
             })
         });
     }
+}
+
+/// The url a URL-mode elicitation asks the user to open, when it is an http(s) one: no other
+/// scheme (`javascript:`, `file:`, a custom handler) is ever handed to the host to open.
+fn url_to_open(params: &Value) -> Option<String> {
+    let url = url::Url::parse(params.get("url")?.as_str()?).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
 }
 
 /// One completion for `sampling/createMessage`: the request's messages (text and images) and
@@ -131,6 +149,20 @@ impl EventSink for Outcome {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_http_url_is_handed_to_the_host() {
+        assert_eq!(url_to_open(&json!({"url": "https://example.com/a?b=1"})).as_deref(), Some("https://example.com/a?b=1"));
+        assert_eq!(url_to_open(&json!({"url": "http://127.0.0.1:8080/x"})).as_deref(), Some("http://127.0.0.1:8080/x"));
+        for bad in [json!({"url": "javascript:alert(1)"}), json!({"url": "file:///etc/passwd"}), json!({"url": "not a url"}), json!({"url": 7}), json!({})] {
+            assert_eq!(url_to_open(&bad), None, "{bad}");
         }
     }
 }
