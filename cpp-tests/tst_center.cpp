@@ -75,6 +75,25 @@ private Q_SLOTS:
     void init() { reset(); }
     void cleanupTestCase() { reset(); }
 
+    void aDocumentWithoutSecretsKeepsThoseInMemory()
+    {
+        Model model;
+        model.setName(QStringLiteral("gpt")).setUrl(QUrl(QStringLiteral("https://api.example/v1"))).setToken(QStringLiteral("sk-kept"));
+        center->addModel(model);
+        MCP hosted(QStringLiteral("hosted"));
+        hosted.setTransport(MCP::Transport::StreamableHttp).setUrl(QUrl(QStringLiteral("https://mcp.example/mcp")));
+        hosted.setHeaders({{QStringLiteral("Authorization"), QStringLiteral("Bearer kept")}, {QStringLiteral("Accept-Language"), QStringLiteral("de")}});
+        center->addMCP(hosted);
+        const JsonConfig saved = center->toJson(Center::Secrets::Omit);
+        const QString text = saved.toString(QJsonDocument::Compact);
+        QVERIFY2(!text.contains(QLatin1String("sk-kept")) && !text.contains(QLatin1String("Bearer kept")), qPrintable(text));
+        QVERIFY(text.contains(QLatin1String("Accept-Language")));
+        QVERIFY(center->toJson().toString(QJsonDocument::Compact).contains(QLatin1String("sk-kept")));
+        QVERIFY(center->fromJson(saved));
+        QCOMPARE(center->getModel(model.getId()).getToken(), QStringLiteral("sk-kept"));
+        QCOMPARE(center->getMCP(QStringLiteral("hosted")).getHeaders().value(QStringLiteral("Authorization")), QStringLiteral("Bearer kept"));
+    }
+
     void singleton()
     {
         QCOMPARE(Center::getInstance(), Center::getInstance());

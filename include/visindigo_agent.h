@@ -21,6 +21,17 @@
 
 
 /**
+ * Secrets: the Center document with them (`vi_center_to_json`'s).
+ */
+#define VI_SECRETS_INCLUDE 0
+
+/**
+ * Secrets: without any model token or credential MCP header (SPEC §I.5.2); read back, the
+ * document keeps the secrets in memory for the same models and MCP entries.
+ */
+#define VI_SECRETS_OMIT 1
+
+/**
  * Severity: nothing (a category's level only).
  */
 #define VI_LOG_OFF 0
@@ -857,6 +868,14 @@ ViStatus vi_center_branch_for_regenerate(const struct ViCenter *center,
  * Everything but functions as JSON object text (tokens included) (owned).
  */
 ViStatus vi_center_to_json(const struct ViCenter *center, struct ViString **json_out);
+
+/**
+ * `vi_center_to_json` with `secrets` (`VI_SECRETS_*`; another value is
+ * `VI_STATUS_INVALID_ARGUMENT`) (owned).
+ */
+ViStatus vi_center_to_json_with(const struct ViCenter *center,
+                                uint32_t secrets,
+                                struct ViString **json_out);
 
 /**
  * Replaces everything but functions from JSON object text (old dialogs aborted and dropped);

@@ -16,7 +16,7 @@ use crate::{
     skill::Skill,
 };
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 #[derive(Clone)]
@@ -451,26 +451,37 @@ impl Center {
 
     /// Everything but functions, tokens included (the host decides where this is stored).
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(CenterOut(self)).expect("a Center serialises to JSON")
+        self.to_json_with(Secrets::Include)
+    }
+
+    /// `to_json`, or without its secrets (SPEC §I.5.2).
+    pub fn to_json_with(&self, secrets: Secrets) -> Value {
+        serde_json::to_value(CenterOut(self, secrets)).expect("a Center serialises to JSON")
     }
 
     /// `to_json().to_string()`, written straight from the state: the dialogs (the bulk) are
     /// serialised without building a `Value` tree.
     pub fn to_json_string(&self) -> String {
+        self.to_json_string_with(Secrets::Include)
+    }
+
+    /// `to_json_string`, or without its secrets (SPEC §I.5.2).
+    pub fn to_json_string_with(&self, secrets: Secrets) -> String {
         let mut out = Vec::with_capacity(1 << 16);
-        serde::Serialize::serialize(&CenterOut(self), &mut serde_json::Serializer::new(&mut out))
+        serde::Serialize::serialize(&CenterOut(self, secrets), &mut serde_json::Serializer::new(&mut out))
             .expect("serialising to memory cannot fail");
         String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     /// The one writer of the Center document (`to_json` and `to_json_string`).
-    fn serialize_json<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+    fn serialize_json<S: serde::Serializer>(&self, ser: S, secrets: Secrets) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let s = self.read();
-        let models: Vec<Value> = s.models.values().map(Model::to_json).collect();
+        let omit = secrets == Secrets::Omit;
+        let models: Vec<Value> = s.models.values().map(Model::to_json).map(|m| if omit { without_token(m) } else { m }).collect();
         let providers: Vec<Value> = s.providers.values().map(Provider::to_json).collect();
         let skills: Vec<Value> = s.skills.values().map(Skill::to_json).collect();
-        let mcps: Vec<Value> = s.mcps.values().map(Mcp::to_json).collect();
+        let mcps: Vec<Value> = s.mcps.values().map(Mcp::to_json).map(|m| if omit { without_credentials(m) } else { m }).collect();
         let prompts: Vec<Value> = s.prompts.values().map(Prompt::to_json).collect();
         let default_provider = s.default_provider.clone();
         let dialogs: Vec<Dialog> = s.dialogs.values().cloned().collect();
@@ -484,6 +495,9 @@ impl Center {
         o.serialize_entry("prompts", &prompts)?;
         o.serialize_entry("defaultProviderId", &default_provider)?;
         o.serialize_entry("dialogs", &crate::persist::SeqOut::new(dialogs.iter().map(DialogOut)))?;
+        if omit {
+            o.serialize_entry(SECRETS_OMITTED, &true)?;
+        }
         o.end()
     }
 
@@ -518,12 +532,28 @@ impl Center {
     }
 
     /// Everything but the dialogs from `o` (its "dialogs" entry is not looked at), the dialogs
-    /// as given.
+    /// as given. A document saved without its secrets (`"secretsOmitted": true`) keeps the
+    /// tokens of the same model ids and the credential headers of the same MCP entries as they
+    /// are in memory.
     fn replace_all(&self, o: &Map<String, Value>, dialogs: Vec<Dialog>) {
         let mut next = State::default();
+        let omitted = json::boolean(o, SECRETS_OMITTED, false);
+        let kept = if !omitted {
+            Default::default()
+        } else {
+            let s = self.read();
+            let tokens: HashMap<String, String> = s.models.values().map(|m| (m.id.clone(), m.token.clone())).collect();
+            let headers: HashMap<String, BTreeMap<String, String>> = s.mcps.values().map(|m| (m.name.clone(), m.headers.clone())).collect();
+            (tokens, headers)
+        };
         for m in json::objects(o, "models") {
             let mut model = Model::new();
             model.from_json(m);
+            if !m.contains_key("token")
+                && let Some(token) = kept.0.get(&model.id)
+            {
+                model.token = token.clone();
+            }
             insert(&mut next.models, &model.id.clone(), model);
         }
         for p in json::objects(o, "providers") {
@@ -539,6 +569,11 @@ impl Center {
         for m in json::objects(o, "mcps") {
             let mut mcp = Mcp::default();
             mcp.from_json(m);
+            for (name, value) in kept.1.get(&mcp.name).into_iter().flatten() {
+                if crate::mcp::is_credential_header(name) && !mcp.headers.keys().any(|h| h.eq_ignore_ascii_case(name)) {
+                    mcp.headers.insert(name.clone(), value.clone());
+                }
+            }
             insert(&mut next.mcps, &mcp.name.clone(), mcp);
         }
         for p in json::objects(o, "prompts") {
@@ -566,18 +601,79 @@ impl Center {
     }
 }
 
+/// Whether the Center document carries the secrets (SPEC §I.5.2): the native document does
+/// (`Include`, the default); `Omit` leaves out every model's token and every MCP header that
+/// carries a credential, for a document kept where secrets must not be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Secrets {
+    #[default]
+    Include = 0,
+    Omit = 1,
+}
+
+/// The extension key of a document written with `Secrets::Omit`.
+const SECRETS_OMITTED: &str = "secretsOmitted";
+
+fn without_token(mut model: Value) -> Value {
+    if let Value::Object(o) = &mut model {
+        o.remove("token");
+    }
+    model
+}
+
+fn without_credentials(mut mcp: Value) -> Value {
+    if let Some(Value::Object(headers)) = mcp.get_mut("headers") {
+        headers.retain(|name, _| !crate::mcp::is_credential_header(name));
+    }
+    mcp
+}
+
 /// The Center as `serde::Serialize` (its one writer).
-struct CenterOut<'a>(&'a Center);
+struct CenterOut<'a>(&'a Center, Secrets);
 
 impl serde::Serialize for CenterOut<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize_json(s)
+        self.0.serialize_json(s, self.1)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_without_secrets_and_the_secrets_kept_in_memory() {
+        let c = Center::new();
+        c.add_model(Model { id: "m".into(), name: "n".into(), url: "http://h".into(), token: "sk-secret".into(), ..Model::new() });
+        let mut mcp = Mcp::new("hosted");
+        mcp.headers.insert("Authorization".into(), "Bearer mcp-secret".into());
+        mcp.headers.insert("X-Upstream-Token".into(), "also-secret".into());
+        mcp.headers.insert("Accept-Language".into(), "de".into());
+        c.add_mcp(mcp);
+        let full = c.to_json_string();
+        assert!(full.contains("sk-secret") && full.contains("mcp-secret") && !full.contains("secretsOmitted"), "the default is the native document");
+        let text = c.to_json_string_with(Secrets::Omit);
+        for secret in ["sk-secret", "mcp-secret", "also-secret", "Authorization", "X-Upstream-Token"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc, c.to_json_with(Secrets::Omit));
+        assert!(doc["models"][0].get("token").is_none());
+        assert_eq!(doc["mcps"][0]["headers"], serde_json::json!({"Accept-Language": "de"}));
+        assert_eq!(doc["secretsOmitted"], true);
+        // Read back: the secrets in memory stay; a document with them replaces them.
+        assert!(c.from_json(doc.as_object().unwrap()));
+        assert_eq!(c.model("m").unwrap().token, "sk-secret");
+        assert_eq!(c.mcp("hosted").unwrap().headers.len(), 3);
+        let mut native: Value = serde_json::from_str(&full).unwrap();
+        native["mcps"][0]["headers"] = serde_json::json!({});
+        native["models"][0]["token"] = "".into();
+        assert!(c.from_json(native.as_object().unwrap()));
+        assert_eq!((c.model("m").unwrap().token.as_str(), c.mcp("hosted").unwrap().headers.len()), ("", 0));
+        assert!(crate::mcp::is_credential_header("proxy-authorization") && crate::mcp::is_credential_header("X-API-KEY"));
+        assert!(!crate::mcp::is_credential_header("Accept") && !crate::mcp::is_credential_header("x-request-id"));
+    }
+
     use crate::message::{Message, Role};
     use serde_json::json;
 

@@ -32,7 +32,7 @@ mod text;
 
 pub mod ffi;
 
-pub use center::Center;
+pub use center::{Center, Secrets};
 pub use dialog::Dialog;
 pub use error::Error;
 pub use event::{CenterEvent, CenterSink, Event, EventSink};

@@ -42,6 +42,14 @@ impl Transport {
     }
 }
 
+/// Whether a header carries a credential (SPEC §I.5.2): `Authorization`, `Proxy-Authorization`,
+/// `x-api-key`, `api-key`, `Cookie`, and any `*-token` / `*-key` / `*-secret`.
+pub fn is_credential_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    matches!(name.as_str(), "authorization" | "proxy-authorization" | "x-api-key" | "api-key" | "cookie")
+        || ["-token", "-key", "-secret"].iter().any(|end| name.ends_with(end))
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mcp {
     pub name: String,

@@ -245,6 +245,15 @@ fn a_center_round_trips_through_the_abi() {
         assert!(replaced);
         vi_center_to_json(other, &mut json);
         assert_eq!(take(json), text);
+        // Without the secrets (SPEC §I.5.2): the model's token is left out.
+        assert_eq!(vi_center_to_json_with(other, VI_SECRETS_OMIT, &mut json), ViStatus::Ok);
+        let omitted: serde_json::Value = serde_json::from_str(&take(json)).unwrap();
+        assert!(omitted["models"][0].get("token").is_none() && omitted["secretsOmitted"] == true, "{omitted}");
+        assert_eq!(vi_center_to_json_with(other, VI_SECRETS_INCLUDE, &mut json), ViStatus::Ok);
+        assert_eq!(take(json), text);
+        assert_eq!(vi_center_to_json_with(other, 2, &mut json), ViStatus::InvalidArgument);
+        assert!(last_error().contains("secrets 2"), "{}", last_error());
+        assert_eq!(vi_center_to_json_with(other, VI_SECRETS_OMIT, null_mut()), ViStatus::NullArgument);
         vi_model_free(model);
         vi_provider_free(provider);
         vi_center_free(center);

@@ -490,6 +490,11 @@ JsonConfig Center::toJson() const
     return takeJson(ownedJson([&](ViString** o) { return vi_center_to_json(d->center, o); }));
 }
 
+JsonConfig Center::toJson(Secrets secrets) const
+{
+    return takeJson(ownedJson([&](ViString** o) { return vi_center_to_json_with(d->center, uint32_t(secrets), o); }));
+}
+
 bool Center::fromJson(const JsonConfig& json)
 {
     bool replaced = false;

@@ -158,9 +158,22 @@ public:
 
     /// \name JSON
     //@{
+    /// Extension (SPEC §I.5.2): whether toJson(Secrets) writes the secrets.
+    enum class Secrets {
+        Include = 0, ///< Every model's token and MCP header: the native document.
+        Omit = 1,    ///< No model token, no MCP header that carries a credential.
+    };
+    Q_ENUM(Secrets)
+
     /// Everything but the functions: models, providers, skills, mcps, prompts,
     /// defaultProviderId, dialogs (tokens included: the application decides where it is kept).
     Visindigo::Utility::JsonConfig toJson() const;
+    /// Extension (SPEC §I.5.2): toJson(), or with Secrets::Omit without any model token and
+    /// MCP header that carries a credential (Authorization, x-api-key, api-key, Cookie,
+    /// *-token, *-key, *-secret), marked "secretsOmitted": fromJson() of such a document keeps
+    /// the tokens and credential headers in memory for the same model ids and MCP entries, so
+    /// an application keeps them elsewhere (a keychain) and the document anywhere.
+    Visindigo::Utility::JsonConfig toJson(Secrets secrets) const;
     /// Replaces everything but the functions with what `json` holds, deletes the old dialogs
     /// and restores the saved ones; true. An empty object changes nothing: false.
     bool fromJson(const Visindigo::Utility::JsonConfig& json);

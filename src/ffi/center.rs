@@ -387,6 +387,28 @@ pub unsafe extern "C" fn vi_center_to_json(center: *const ViCenter, json_out: *m
     unsafe { list("vi_center_to_json", center, json_out, |c| c.to_json_string()) }
 }
 
+/// Secrets: the Center document with them (`vi_center_to_json`'s).
+pub const VI_SECRETS_INCLUDE: u32 = 0;
+/// Secrets: without any model token or credential MCP header (SPEC §I.5.2); read back, the
+/// document keeps the secrets in memory for the same models and MCP entries.
+pub const VI_SECRETS_OMIT: u32 = 1;
+
+/// `vi_center_to_json` with `secrets` (`VI_SECRETS_*`; another value is
+/// `VI_STATUS_INVALID_ARGUMENT`) (owned).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_center_to_json_with(center: *const ViCenter, secrets: u32, json_out: *mut *mut ViString) -> ViStatus {
+    let secrets = match secrets {
+        VI_SECRETS_INCLUDE => crate::center::Secrets::Include,
+        VI_SECRETS_OMIT => crate::center::Secrets::Omit,
+        other => {
+            return boundary::status("vi_center_to_json_with", || {
+                Err(Failure::new(ViStatus::InvalidArgument, format!("secrets {other} is not 0..1")))
+            });
+        }
+    };
+    unsafe { list("vi_center_to_json_with", center, json_out, |c| c.to_json_string_with(secrets)) }
+}
+
 /// Replaces everything but functions from JSON object text (old dialogs aborted and dropped);
 /// an empty object changes nothing. `*replaced_out` (optional) tells whether it replaced.
 #[unsafe(no_mangle)]
