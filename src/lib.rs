@@ -24,6 +24,7 @@ mod persist;
 mod prompt;
 mod provider;
 mod reclaim;
+mod redact;
 mod run;
 mod runtime;
 mod skill;

@@ -3,9 +3,8 @@
 //! of a category below its level cost one cached callsite check (`tracing`'s interest cache,
 //! rebuilt only when a level changes). Other crates' events (`hyper`, …) are never forwarded.
 //!
-//! Not done yet (SPEC §I.5.1, issue 33): the redaction layer. Until it exists, nothing logged
-//! here may carry a token, a key, a header value or a url's query — each call site logs only
-//! ids, names, counts and urls without their query.
+//! Every line goes through the redaction layer (`redact.rs`) on its way out; the log sites
+//! write ids, names, counts and urls without their query besides.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -126,7 +125,7 @@ impl Subscriber for Forwarder {
         let mut line = Line::default();
         event.record(&mut line);
         let metadata = event.metadata();
-        sink.log(Severity::of(metadata.level()), metadata.target(), &line.finish());
+        sink.log(Severity::of(metadata.level()), metadata.target(), &crate::redact::redact(&line.finish()));
     }
 
     fn enter(&self, _: &Id) {}

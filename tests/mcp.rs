@@ -363,3 +363,30 @@ fn removing_or_replacing_an_entry_stops_its_server_and_shutdown_all_leaves_no_ch
     let left = children();
     assert!(left.is_empty(), "children left after shutdown_all: {left:?}");
 }
+
+#[test]
+fn a_server_that_echoes_the_authorization_header_cannot_carry_the_secret_out() {
+    let _serial = serial();
+    let echo = HttpServer::start_script("echo_header_server.py", "http", None);
+    let secret = "mcp-secret-token-0123456789";
+    let mut entry = Mcp::new("echo");
+    entry.transport = Transport::StreamableHttp;
+    entry.url = format!("http://127.0.0.1:{}/mcp", echo.port);
+    entry.headers.insert("Authorization".into(), format!("Bearer {secret}"));
+    let srv = chat_server(vec![answer("fine")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(entry);
+    run(&d, &srv);
+    let failures = mcp_failures(&rec.snapshot());
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    let (server, message) = &failures[0];
+    assert_eq!(server, "echo");
+    assert!(message.contains("bad credentials") && message.contains("***"), "{message}");
+    assert!(!message.contains(secret), "{message}");
+    // requestMCP's error too.
+    let (tx, rx) = std::sync::mpsc::channel();
+    c.request_mcp("echo", "resources/list", None, move |outcome| tx.send(outcome).unwrap());
+    let requested = rx.recv_timeout(Duration::from_secs(30)).expect("request_mcp calls back").unwrap_err();
+    assert!(requested.contains("bad credentials") && !requested.contains(secret), "{requested}");
+    c.remove_mcp("echo");
+}

@@ -220,6 +220,15 @@ impl Connection {
         if !config.is_valid() {
             return Err("the MCP entry is not valid (a stdio server needs a command, the others a url)".to_owned());
         }
+        for (name, value) in &config.headers {
+            if crate::mcp::is_credential_header(name) {
+                crate::redact::register(value);
+                // "Bearer <token>": the token alone may be echoed too.
+                if let Some((_, token)) = value.split_once(' ') {
+                    crate::redact::register(token);
+                }
+            }
+        }
         let mut deadline = Instant::now() + INITIALIZE_TIMEOUT;
         let late = || format!("the server did not complete initialize within {} s", INITIALIZE_TIMEOUT.as_secs());
         let rpc = Rpc::new();
@@ -453,7 +462,7 @@ impl Connection {
     /// `tools/call`: the Tool message, `{"error": …}` on any failure (SPEC §E.11).
     pub(crate) async fn call(&self, tool: &str, arguments: Value, watch: &Watch<'_>) -> ToolOutput {
         let params = json!({"name": tool, "arguments": arguments});
-        let failed = |reason: String| ToolOutput::from(json!({"error": reason}).to_string());
+        let failed = |reason: String| ToolOutput::from(json!({"error": crate::redact::redact(&reason)}).to_string());
         match self.exchange("tools/call", Some(params), Some(watch)).await {
             Ok(result) => protocol::call_result(&result),
             Err(RequestError::Failed(reason)) => failed(self.explain_failed_request(reason)),
@@ -627,11 +636,12 @@ pub(crate) async fn request(config: Mcp, center: WeakCenter, method: &str, param
         return Err(format!("{method} is not a request the application may send; the library owns the connection's lifecycle"));
     }
     let c = connection(config.clone(), true, center)
-        .await?
+        .await
+        .map_err(|e| crate::redact::redact(&e).into_owned())?
         .ok_or_else(|| format!("the MCP server {} was removed", config.name))?;
     c.use_roots(&config.roots).await;
     let watch = Watch { limit: Duration::from_millis(u64::from(config.call_timeout_ms)), on_progress: &|_| {}, asker: None };
-    c.exchange(method, params, Some(&watch)).await.map_err(|e| c.explain_failed_request(e.reason()))
+    c.exchange(method, params, Some(&watch)).await.map_err(|e| crate::redact::redact(&c.explain_failed_request(e.reason())).into_owned())
 }
 
 // --- what one run keeps ----------------------------------------------------------------------

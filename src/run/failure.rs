@@ -114,12 +114,13 @@ impl Failure {
             && !(self.kind == Kind::ProxyError && self.status == Some(407))
     }
 
-    /// The message for `runFailed`, with the token replaced by `***`. Tokens shorter than
-    /// 8 characters are left alone: they are no secret, and replacing them would garble the
-    /// message ("t" → "[Connec***ionRefused]").
+    /// The message for `runFailed`, with the token and every other secret in use replaced by
+    /// `***` (`redact.rs`). Tokens shorter than 8 characters are left alone: they are no
+    /// secret, and replacing them would garble the message ("t" → "[Connec***ionRefused]").
     pub fn message(&self, token: &str) -> String {
         let message = self.to_string();
-        if token.len() < MIN_MASKED_TOKEN { message } else { message.replace(token, "***") }
+        let message = if token.len() < MIN_MASKED_TOKEN { message } else { message.replace(token, crate::redact::MASK) };
+        crate::redact::redact(&message).into_owned()
     }
 }
 

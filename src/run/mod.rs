@@ -253,6 +253,7 @@ impl Run {
         let aborted = || AttemptFailure { failure: Failure::new(Kind::Aborted, "Run aborted."), streamed: true };
         self.prepare_mcp().await;
         let wire = wire::for_api(model.api);
+        crate::redact::register(&model.token);
         let body = self.body(model, wire).ok_or_else(aborted)?;
         let request = transport::Request {
             base_url: &model.url,
@@ -390,6 +391,7 @@ impl Run {
         let servers = crate::mcp_client::active_servers(&own, &center);
         self.mcp
             .prepare(&servers, &self.center, |server, message| {
+                let message = crate::redact::redact(&message).into_owned();
                 tracing::warn!(target: crate::log::MCP, server, failure = %message, "MCP server left out of the run");
                 self.ticket.emit(Event::McpFailed { server: server.to_owned(), message });
             })

@@ -106,6 +106,8 @@ impl Authorization {
             }
         }
         let state = self.state();
+        crate::redact::register(&state.tokens.access_token);
+        crate::redact::register(&state.tokens.refresh_token);
         let header = (!state.tokens.access_token.is_empty())
             .then(|| HeaderValue::from_str(&format!("Bearer {}", state.tokens.access_token)).ok())
             .flatten()
