@@ -277,24 +277,25 @@ fn anthropic_streams_a_tool_round_and_sends_the_signed_thinking_back() {
     assert_eq!(restored.messages()[2].thinking_blocks, d.messages()[2].thinking_blocks);
 }
 
-#[test]
-fn anthropic_overload_falls_back_to_a_chat_completions_model() {
-    let overloaded = typed_event(json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}));
-    let srv = chat_server(vec![
-        Step::sse(vec![overloaded]),
-        Step::error(529, "overloaded"),
-        Step::sse(vec![chat_chunk_content("from the fallback"), done()]),
-    ]);
-    let models = vec![
-        with_api(model("claude", &srv.base_url()), Api::AnthropicMessages),
-        with_api(model("claude-2", &srv.base_url()), Api::AnthropicMessages),
-        model("local", &srv.base_url()),
-    ];
+/// Two models of `api` (`names`) that fail with `failures`, then a Chat Completions model
+/// "local" that answers "from the fallback": the run's events, and the dialog.
+fn falling_back(api: Api, names: [&str; 2], failures: [Step; 2]) -> (visindigo_agent::Dialog, Vec<Event>, vi_scripted_server::ScriptedServer) {
+    let [first, second] = failures;
+    let srv = chat_server(vec![first, second, Step::sse(vec![chat_chunk_content("from the fallback"), done()])]);
+    let models = vec![with_api(model(names[0], &srv.base_url()), api), with_api(model(names[1], &srv.base_url()), api), model("local", &srv.base_url())];
     let (_c, d, rec) = setup(models);
     d.append_message(Message::new(Role::User, "hi"));
     d.run();
     rec.wait_finished();
     let events = rec.take();
+    (d, events, srv)
+}
+
+#[test]
+fn anthropic_overload_falls_back_to_a_chat_completions_model() {
+    let overloaded = typed_event(json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}));
+    let failures = [Step::sse(vec![overloaded]), Step::error(529, "overloaded")];
+    let (d, events, srv) = falling_back(Api::AnthropicMessages, ["claude", "claude-2"], failures);
     let fallbacks = fallbacks(&events);
     assert_eq!(fallbacks[0], ("claude", "claude-2", "[ServerError] Overloaded"));
     assert_eq!((fallbacks[1].0, fallbacks[1].1), ("claude-2", "local"));
@@ -449,21 +450,7 @@ fn gemini_streams_a_tool_round_and_sends_the_signature_back() {
 fn gemini_overload_and_quota_fall_back_to_the_next_model() {
     let overloaded = json!({"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}});
     let quota = json!({"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}});
-    let srv = chat_server(vec![
-        Step::sse(vec![overloaded]),
-        Step::body(429, quota),
-        Step::sse(vec![chat_chunk_content("from the fallback"), done()]),
-    ]);
-    let models = vec![
-        with_api(model("gemini", &srv.base_url()), Api::Gemini),
-        with_api(model("gemini-2", &srv.base_url()), Api::Gemini),
-        model("local", &srv.base_url()),
-    ];
-    let (_c, d, rec) = setup(models);
-    d.append_message(Message::new(Role::User, "hi"));
-    d.run();
-    rec.wait_finished();
-    let events = rec.take();
+    let (d, events, _srv) = falling_back(Api::Gemini, ["gemini", "gemini-2"], [Step::sse(vec![overloaded]), Step::body(429, quota)]);
     let fallbacks = fallbacks(&events);
     assert_eq!(fallbacks[0], ("gemini", "gemini-2", "[ServerError] The model is overloaded. (UNAVAILABLE)"));
     assert!(fallbacks[1].2.contains("HTTP 429") && fallbacks[1].2.contains("Resource has been exhausted"), "{}", fallbacks[1].2);

@@ -366,13 +366,16 @@ impl Run {
                         }
                     }
                     stream.streamed |= !c.tool_calls.is_empty();
-                    if let Some(raw) = c.usage {
-                        let normalised = wire::normalised_usage(wire, raw);
-                        tracing::trace!(target: crate::log::STREAM, usage = %normalised, "usage");
-                        usage = Some(normalised);
+                    if c.usage.is_some() {
+                        usage = c.usage;
                     }
                 }
             }
+        }
+        // Normalised once per network read, not per chunk: Gemini repeats its usage in each.
+        let usage = usage.map(|raw| wire::normalised_usage(wire, raw));
+        if let Some(usage) = &usage {
+            tracing::trace!(target: crate::log::STREAM, usage = %usage, "usage");
         }
         stream.streamed |= !pieces.is_empty();
         if pieces.is_empty() && usage.is_none() {
