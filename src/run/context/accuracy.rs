@@ -1,0 +1,52 @@
+//! The estimate against OpenAI's own tokenizers (SPEC §I.4.1): the BPE ranks of o200k_base
+//! (GPT-4o, GPT-4.1, GPT-5, the o-series) and cl100k_base (GPT-4, GPT-3.5) as the
+//! `tiktoken-rs` crate embeds them — the same rank files tiktoken downloads at first use, which
+//! cannot be downloaded here. The corpus is the repository's own: the English and CJK texts of
+//! `tests/fixtures/context/`, the library's source files, and its JSON fixtures.
+//! `cargo test --lib context::accuracy -- --nocapture` prints BENCHMARKS.md's table.
+
+use super::estimate::tokens;
+use std::path::Path;
+
+const BOUND: f64 = 0.15;
+
+/// (kind, files relative to the crate).
+const CORPUS: &[(&str, &[&str])] = &[
+    ("English prose", &["tests/fixtures/context/english.txt"]),
+    ("source code (Rust, C++)", &["src/run/pairing.rs", "src/run/failure.rs", "cpp/Agent/Model.cpp", "include/Agent/Prompt.h"]),
+    ("CJK (Chinese, Japanese, Korean)", &["tests/fixtures/context/cjk.txt"]),
+    (
+        "JSON",
+        &[
+            "tests/fixtures/streams/anthropic_call.json",
+            "tests/fixtures/streams/gemini_text.json",
+            "tests/fixtures/streams/responses_reasoning_call.json",
+            "tests/fixtures/streams/responses_call.json",
+        ],
+    ),
+];
+
+fn read(kind_files: &[&str]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    kind_files.iter().map(|f| std::fs::read_to_string(root.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"))).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn the_estimate_is_within_15_percent_of_openais_tokenizers() {
+    let o200k = tiktoken_rs::o200k_base_singleton();
+    let cl100k = tiktoken_rs::cl100k_base_singleton();
+    let mut failures = Vec::new();
+    println!("| text | bytes | o200k_base | cl100k_base | estimate | vs o200k | vs cl100k |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for (kind, files) in CORPUS {
+        let text = read(files);
+        let (exact, older) = (o200k.encode_ordinary(&text).len() as f64, cl100k.encode_ordinary(&text).len() as f64);
+        let estimate = tokens(&text) as f64;
+        let (off, off_older) = (estimate / exact - 1.0, estimate / older - 1.0);
+        println!("| {kind} | {} | {exact} | {older} | {estimate} | {:+.1} % | {:+.1} % |", text.len(), off * 100.0, off_older * 100.0);
+        if off.abs() > BOUND {
+            failures.push(format!("{kind}: {estimate} against o200k_base's {exact} ({:+.1} %)", off * 100.0));
+        }
+    }
+    assert!(failures.is_empty(), "outside ±15 %: {failures:?}");
+}
