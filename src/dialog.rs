@@ -85,6 +85,58 @@ pub struct ResponseSchema {
     pub schema: Value,
 }
 
+/// What a request that would not fit the model's context window does (SPEC §I.4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContextPolicy {
+    /// It fails before sending: `[ContextOverflow] <estimated> of <window> tokens`.
+    #[default]
+    Fail = 0,
+    /// It leaves out the oldest turns until it fits; the dialog keeps them.
+    DropOldest = 1,
+    /// The oldest turns are replaced in the request by a summary the dialog keeps.
+    Summarize = 2,
+}
+
+impl ContextPolicy {
+    pub fn from_u32(value: u32) -> Option<ContextPolicy> {
+        [ContextPolicy::Fail, ContextPolicy::DropOldest, ContextPolicy::Summarize].into_iter().find(|p| *p as u32 == value)
+    }
+
+    /// The Dialog JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ContextPolicy::Fail => "fail",
+            ContextPolicy::DropOldest => "dropOldest",
+            ContextPolicy::Summarize => "summarize",
+        }
+    }
+
+    /// Reads a Dialog JSON name case-insensitively; anything else is `Fail`.
+    pub fn from_name(name: &str) -> ContextPolicy {
+        [ContextPolicy::DropOldest, ContextPolicy::Summarize].into_iter().find(|p| p.name().eq_ignore_ascii_case(name)).unwrap_or_default()
+    }
+}
+
+/// The summary `Summarize` keeps (SPEC §I.4.2): it stands for the first `covered` messages.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContextSummary {
+    pub text: String,
+    /// How many of the dialog's first messages the summary replaces in a request (the index
+    /// of the last summarised message + 1).
+    pub covered: usize,
+}
+
+/// What the provider counted for the last request a run sent (SPEC §I.4.1): `tokens` for a
+/// request whose messages ended at `to`, which the fast estimate put at `estimated`; valid
+/// while the history has only grown since (`base_revision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Measured {
+    pub base_revision: u64,
+    pub to: usize,
+    pub tokens: i64,
+    pub estimated: i64,
+}
+
 /// The default of `max_tool_rounds` (SPEC §D.1.6).
 pub const DEFAULT_MAX_TOOL_ROUNDS: i32 = 8;
 
@@ -105,6 +157,13 @@ struct State {
     parallel_tool_calls: bool,
     max_tool_rounds: i32,
     response_schema: Option<ResponseSchema>,
+    /// SPEC §I.4.2.
+    context_policy: ContextPolicy,
+    /// (provider id, model id) of the summary's completion; empty = the run's own model.
+    summary_model: (String, String),
+    context_summary: Option<ContextSummary>,
+    /// The provider's count of the last request (not saved).
+    measured: Option<Measured>,
     /// Between `beginAssistantMessage` and `endAssistantMessage`.
     streaming: bool,
     streaming_content: String,
@@ -140,6 +199,10 @@ impl State {
             parallel_tool_calls: true,
             max_tool_rounds: DEFAULT_MAX_TOOL_ROUNDS,
             response_schema: None,
+            context_policy: ContextPolicy::Fail,
+            summary_model: (String::new(), String::new()),
+            context_summary: None,
+            measured: None,
             streaming: false,
             streaming_content: String::new(),
             reasoning_content: String::new(),
@@ -154,6 +217,9 @@ impl State {
 
     /// Records a change of `messages` other than an append (see `base_revision`) and says so.
     fn replaced_messages(&mut self, events: &mut Vec<Event>) {
+        if self.context_summary.as_ref().is_some_and(|c| c.covered > self.messages.len()) {
+            self.context_summary = None;
+        }
         self.revision += 1;
         self.base_revision = self.revision;
         events.push(Event::MessagesReset);
@@ -222,6 +288,9 @@ impl State {
         self.parallel_tool_calls = source.parallel_tool_calls;
         self.max_tool_rounds = source.max_tool_rounds;
         self.response_schema = source.response_schema.clone();
+        self.context_policy = source.context_policy;
+        self.summary_model = source.summary_model.clone();
+        self.context_summary = source.context_summary.clone();
     }
 }
 
@@ -396,6 +465,51 @@ impl Dialog {
             _ => None,
         };
         self.update(|s, _| s.response_schema = schema);
+    }
+
+    /// What a request that would not fit the context window does (SPEC §I.4.2).
+    pub fn context_policy(&self) -> ContextPolicy {
+        self.read(|s| s.context_policy)
+    }
+
+    pub fn set_context_policy(&self, policy: ContextPolicy) {
+        self.update(|s, _| s.context_policy = policy);
+    }
+
+    /// The provider and model `Summarize` asks for its summary; empty ids = the run's own.
+    pub fn summary_model(&self) -> (String, String) {
+        self.read(|s| s.summary_model.clone())
+    }
+
+    pub fn set_summary_model(&self, provider_id: &str, model_id: &str) {
+        self.update(|s, _| s.summary_model = (provider_id.to_owned(), model_id.to_owned()));
+    }
+
+    /// The summary `Summarize` keeps, if one was made.
+    pub fn context_summary(&self) -> Option<ContextSummary> {
+        self.read(|s| s.context_summary.clone())
+    }
+
+    /// Keeps `summary` (a run renews it this way); one covering more messages than the
+    /// dialog has is refused.
+    pub(crate) fn set_context_summary(&self, summary: ContextSummary) -> bool {
+        self.update(|s, _| {
+            let fits = summary.covered <= s.messages.len();
+            if fits {
+                s.context_summary = Some(summary);
+            }
+            fits
+        })
+    }
+
+    /// The provider's count of the last request, while the history has only grown since.
+    pub(crate) fn measured(&self) -> Option<Measured> {
+        self.read(|s| s.measured.filter(|m| m.base_revision == s.base_revision && m.to <= s.messages.len()))
+    }
+
+    /// Records the provider's count of a request whose messages ended at `to` (SPEC §I.4.1).
+    pub(crate) fn set_measured(&self, to: usize, tokens: i64, estimated: i64) {
+        self.update(|s, _| s.measured = Some(Measured { base_revision: s.base_revision, to, tokens, estimated }));
     }
 
     // --- messages --------------------------------------------------------------------------
@@ -709,6 +823,15 @@ impl Dialog {
             if let Some(ResponseSchema { name, schema }) = &st.response_schema {
                 o.serialize_entry("responseSchema", &serde_json::json!({"name": name, "schema": schema}))?;
             }
+            if st.context_policy != ContextPolicy::Fail {
+                o.serialize_entry("contextPolicy", st.context_policy.name())?;
+            }
+            if !st.summary_model.0.is_empty() || !st.summary_model.1.is_empty() {
+                o.serialize_entry("summaryModel", &serde_json::json!({"providerId": st.summary_model.0, "modelId": st.summary_model.1}))?;
+            }
+            if let Some(ContextSummary { text, covered }) = &st.context_summary {
+                o.serialize_entry("contextSummary", &serde_json::json!({"text": text, "lastMessage": *covered as i64 - 1}))?;
+            }
             o.end()
         })
     }
@@ -767,6 +890,17 @@ impl Dialog {
                 }
                 _ => None,
             });
+            s.context_policy = ContextPolicy::from_name(&json::string(o, "contextPolicy"));
+            s.summary_model = match o.get("summaryModel").and_then(Value::as_object) {
+                Some(m) => (json::string(m, "providerId"), json::string(m, "modelId")),
+                None => (String::new(), String::new()),
+            };
+            s.context_summary = o.get("contextSummary").and_then(Value::as_object).and_then(|c| {
+                let last = c.get("lastMessage").and_then(json::integral)?;
+                let covered = usize::try_from(last.checked_add(1)?).ok().filter(|n| *n > 0 && *n <= messages.len())?;
+                Some(ContextSummary { text: json::string(c, "text"), covered })
+            });
+            s.measured = None;
             s.messages = messages;
             s.skills = skills;
             let old_mcps = std::mem::replace(&mut s.mcps, mcps);

@@ -41,6 +41,9 @@ pub enum Event {
     ToolCallStarted { call_id: String, tool_name: String, arguments: String },
     /// A started tool call has its result (SPEC §H.3.6).
     ToolCallFinished { call_id: String, tool_name: String, result: String },
+    /// A request left out `left_out` of the dialog's messages to fit the model's context
+    /// window (SPEC §I.4.2); `estimated` is the request's estimated tokens after the trim.
+    ContextTrimmed { left_out: i32, estimated: i32 },
 }
 
 /// Receives a dialog's events, in order, a batch at a time: the events of one change (one edit,

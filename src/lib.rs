@@ -34,7 +34,7 @@ mod text;
 pub mod ffi;
 
 pub use center::{Center, Secrets};
-pub use dialog::Dialog;
+pub use dialog::{ContextPolicy, ContextSummary, Dialog};
 pub use error::Error;
 pub use event::{CenterEvent, CenterSink, Event, EventSink};
 pub use function::{Function, FunctionSpec, HostToken, ToolReply};

@@ -68,6 +68,8 @@ pub struct Model {
     pub api_version: String,
     /// Ask the server to cache the stable prefix of each request (SPEC §I.2.2).
     pub prompt_caching: bool,
+    /// The model's context window in tokens (SPEC §I.4.1); 0 = unknown.
+    pub context_window: i32,
 }
 
 impl Default for Model {
@@ -84,6 +86,7 @@ impl Default for Model {
             api: Api::ChatCompletions,
             api_version: String::new(),
             prompt_caching: false,
+            context_window: 0,
         }
     }
 }
@@ -142,6 +145,9 @@ impl Model {
         if self.prompt_caching {
             o.insert("promptCaching".into(), true.into());
         }
+        if self.context_window != 0 {
+            o.insert("contextWindow".into(), self.context_window.into());
+        }
         Value::Object(o)
     }
 
@@ -166,6 +172,7 @@ impl Model {
         self.api = Api::from_name(&json::string(o, "api"));
         self.api_version = json::string(o, "apiVersion");
         self.prompt_caching = json::boolean(o, "promptCaching", false);
+        self.context_window = clamp_i32(json::int(o, "contextWindow")).max(0);
         id.is_some()
     }
 }
@@ -294,5 +301,21 @@ mod tests {
         assert_eq!(back, m);
         back.from_json(json!({"promptCaching": "yes", "apiVersion": 7}).as_object().unwrap());
         assert_eq!((back.api_version.as_str(), back.prompt_caching), ("", false));
+    }
+
+    #[test]
+    fn the_context_window_is_written_only_when_set() {
+        let mut m = Model::new();
+        assert!(m.to_json().get("contextWindow").is_none());
+        m.context_window = 128_000;
+        let o = m.to_json();
+        assert_eq!(o["contextWindow"], 128_000);
+        let mut back = Model::new();
+        back.from_json(o.as_object().unwrap());
+        assert_eq!(back, m);
+        back.from_json(json!({"contextWindow": -5}).as_object().unwrap());
+        assert_eq!(back.context_window, 0);
+        back.from_json(json!({}).as_object().unwrap());
+        assert_eq!(back.context_window, 0);
     }
 }

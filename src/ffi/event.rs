@@ -58,6 +58,10 @@ pub enum ViEventKind {
     /// request id to answer with `vi_dialog_answer_mcp_elicitation` ("accept" once the user
     /// went there, "decline", "cancel"; no content). Declined when the run ends first.
     McpUrlElicitationRequested = 18,
+    /// A request of the run left out `messages_left_out` of the dialog's messages to fit the
+    /// model's context window; `estimated_tokens` is its estimated size after the trim (SPEC
+    /// §I.4.2). The dialog's history is unchanged.
+    ContextTrimmed = 19,
 }
 
 /// One event. Every view lives only during the callback; fields that do not apply to the
@@ -93,6 +97,10 @@ pub struct ViEvent {
     pub json: ViStr,
     /// `McpUrlElicitationRequested` only: the url to open (else empty).
     pub url: ViStr,
+    /// `ContextTrimmed` only: how many messages the request left out (else 0).
+    pub messages_left_out: i32,
+    /// `ContextTrimmed` only: the request's estimated tokens after the trim (else 0).
+    pub estimated_tokens: i32,
 }
 
 /// Receives a dialog's events, in order, as batches: `events[0..count]` (`count` ≥ 1) are the
@@ -168,6 +176,8 @@ impl ViEvent {
             total: 0.0,
             json: none,
             url: none,
+            messages_left_out: 0,
+            estimated_tokens: 0,
         };
         match event {
             Event::MessageAppended(index) => {
@@ -222,6 +232,10 @@ impl ViEvent {
             Event::ToolCallFinished { call_id, tool_name, result } => {
                 e.kind = ViEventKind::ToolCallFinished;
                 (e.call_id, e.tool_name, e.text) = (ViStr::of(call_id), ViStr::of(tool_name), ViStr::of(result));
+            }
+            Event::ContextTrimmed { left_out, estimated } => {
+                e.kind = ViEventKind::ContextTrimmed;
+                (e.messages_left_out, e.estimated_tokens) = (*left_out, *estimated);
             }
         }
         e

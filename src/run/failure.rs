@@ -24,6 +24,9 @@ pub enum Kind {
     TlsError,
     ProtocolError,
     Aborted,
+    /// The request does not fit the model's context window (SPEC §I.4): by the library's
+    /// estimate, or by the provider's own answer.
+    ContextOverflow,
 }
 
 impl Kind {
@@ -43,6 +46,7 @@ impl Kind {
             Kind::TlsError => "TlsError",
             Kind::ProtocolError => "ProtocolError",
             Kind::Aborted => "Aborted",
+            Kind::ContextOverflow => "ContextOverflow",
         }
     }
 }
@@ -58,11 +62,14 @@ pub struct Failure {
     /// The server said, in the stream, that it is overloaded for now (Anthropic's
     /// `overloaded_error`): like HTTP 529, another model or a later pass may succeed.
     pub overloaded: bool,
+    /// The server's error body as it came (HTTP failures; "" otherwise): the wire reads its
+    /// codes (`context_length_exceeded`).
+    pub body: String,
 }
 
 impl Failure {
     pub fn new(kind: Kind, text: impl Into<String>) -> Failure {
-        Failure { kind, text: text.into(), status: None, retry_after: None, overloaded: false }
+        Failure { kind, text: text.into(), status: None, retry_after: None, overloaded: false, body: String::new() }
     }
 
     /// A `[ServerError]` that falls back and is retried (SPEC §H.2.2).
@@ -76,12 +83,22 @@ impl Failure {
             text.push_str(": ");
             text.push_str(server_message);
         }
-        Failure { kind: Kind::HttpStatusError, text, status: Some(status), retry_after: None, overloaded: false }
+        Failure { kind: Kind::HttpStatusError, text, status: Some(status), retry_after: None, overloaded: false, body: String::new() }
     }
 
     pub fn with_status(mut self, status: u16) -> Failure {
         self.status = Some(status);
         self
+    }
+
+    pub fn with_body(mut self, body: String) -> Failure {
+        self.body = body;
+        self
+    }
+
+    /// The same failure as a `[ContextOverflow]` (the provider's overflow answer, SPEC §I.4.3).
+    pub fn as_overflow(self) -> Failure {
+        Failure { kind: Kind::ContextOverflow, ..self }
     }
 
     pub fn with_retry_after(mut self, wait: Option<Duration>) -> Failure {

@@ -17,7 +17,8 @@ pub(crate) mod wire;
 
 use crate::{
     center::Center,
-    dialog::{CallSpec, Decision, Dialog, Piece, RunEnd, RunTicket},
+    dialog::{CallSpec, ContextPolicy, ContextSummary, Decision, Dialog, Piece, RunEnd, RunTicket},
+    message::Message,
     event::Event,
     function::ToolReply,
     mcp_client::{Progress, Watch},
@@ -26,6 +27,7 @@ use crate::{
     provider::Provider,
 };
 use chunk::{Parsed, ToolCall, ToolCallAccumulator};
+use context::Sizes;
 use failure::{Failure, Kind};
 use serde_json::{Value, json};
 use futures_util::FutureExt;
@@ -73,7 +75,7 @@ fn start(dialog: &Dialog) {
     let max_tool_rounds = dialog.max_tool_rounds();
     let Some(ticket) = dialog.start_run(cancel.clone()) else { return };
     tracing::info!(target: crate::log::RUN, dialog = %dialog.id(), model = %model.id, name = %model.name, api = model.api.name(), "run started");
-    let run = Run { ticket, center, provider, requirement, max_tool_rounds, mcp: Default::default() };
+    let run = Run { ticket, center, provider, requirement, max_tool_rounds, mcp: Default::default(), context: Default::default() };
     crate::runtime::runtime().spawn(async move {
         let outcome = tokio::select! {
             _ = cancel.cancelled() => return,
@@ -97,6 +99,31 @@ struct Run {
     max_tool_rounds: i32,
     /// The MCP servers this run uses and the names their tools were offered under.
     mcp: crate::mcp_client::RunTools,
+    /// What the run knows of its requests' sizes (SPEC §I.4).
+    context: std::sync::Mutex<RunContext>,
+}
+
+#[derive(Default)]
+struct RunContext {
+    /// The estimated tokens of the last request sent.
+    last_estimate: i64,
+    /// A budget below the window's, after the provider said the last request did not fit.
+    squeeze: Option<i64>,
+    /// The last attempt's failure was the provider's overflow answer.
+    provider_overflowed: bool,
+}
+
+/// A request body and, when its size was estimated, what a measurement of it compares with.
+struct Prepared {
+    body: String,
+    sent: Option<Sent>,
+}
+
+/// The messages a request held ended at `to`; the fast estimate put it at `estimated`.
+#[derive(Clone, Copy)]
+struct Sent {
+    to: usize,
+    estimated: i64,
 }
 
 /// How an attempt ended badly, and whether anything had been streamed by then.
@@ -184,9 +211,14 @@ impl Run {
         let mut passes = 0;
         // The longest wait a failed attempt of this pass asked for.
         let mut hint: Option<Duration> = None;
+        let mut trimmed_again = false;
         loop {
             let failure = match self.attempt(model).await {
                 Ok(calls) => return Ok(calls),
+                Err(AttemptFailure { failure, streamed: false }) if !trimmed_again && self.retry_smaller(&failure) => {
+                    trimmed_again = true;
+                    continue;
+                }
                 Err(AttemptFailure { failure, streamed }) if streamed || !failure.falls_back() => return Err(failure),
                 Err(AttemptFailure { failure, .. }) => failure,
             };
@@ -229,9 +261,24 @@ impl Run {
         }
     }
 
-    /// The request body for `model` in its API's terms, built from the dialog as it is now.
-    fn body(&self, model: &Model, wire: &dyn wire::Wire) -> Option<String> {
-        let dialog = self.ticket.dialog()?;
+    /// After the provider's overflow answer (SPEC §I.4.3): whether the dialog's policy lets
+    /// the round try once more with a request a quarter smaller than the one refused.
+    fn retry_smaller(&self, failure: &Failure) -> bool {
+        let mut context = self.context.lock().unwrap_or_else(|e| e.into_inner());
+        let theirs = std::mem::take(&mut context.provider_overflowed);
+        let policy = self.ticket.dialog().map_or(ContextPolicy::Fail, |d| d.context_policy());
+        if failure.kind != Kind::ContextOverflow || !theirs || policy == ContextPolicy::Fail || context.last_estimate <= 0 {
+            return false;
+        }
+        context.squeeze = Some(context.last_estimate * 3 / 4);
+        tracing::info!(target: crate::log::RUN, estimate = context.last_estimate, "the provider said the request does not fit: trimming it and trying once more");
+        true
+    }
+
+    /// The request body for `model` in its API's terms, built from the dialog as it is now,
+    /// leaving out what the context window cannot hold (SPEC §I.4.2).
+    async fn body(&self, model: &Model, wire: &dyn wire::Wire) -> Result<Option<Prepared>, Failure> {
+        let Some(dialog) = self.ticket.dialog() else { return Ok(None) };
         let (center_skills, center_functions) = {
             let c = self.center.read();
             (c.skills.values().cloned().collect::<Vec<_>>(), c.functions.values().cloned().collect::<Vec<_>>())
@@ -244,18 +291,175 @@ impl Run {
         tools.extend(offered.iter().map(|t| request::ToolSpec::new(&t.name, &t.description, &t.input_schema)));
         let schema = dialog.response_schema();
         let dialog_id = dialog.id();
-        Some(dialog.read_messages(|messages| {
-            let parts = wire::BodyParts { model, dialog_id: &dialog_id, system: &system, messages, tools: &tools, response_schema: schema.as_ref() };
-            wire.body(&parts)
-        }))
+        let policy = dialog.context_policy();
+        let squeeze = self.context.lock().unwrap_or_else(|e| e.into_inner()).squeeze;
+        let budget = match (context::budget(model), squeeze) {
+            (Some(window), Some(squeeze)) => Some(window.min(squeeze)),
+            (window, squeeze) => window.or(squeeze),
+        };
+        let Some(budget) = budget else {
+            // The window is unknown and the provider has not refused: nothing to estimate.
+            return Ok(Some(Prepared {
+                body: dialog.read_messages(|messages| {
+                    wire.body(&wire::BodyParts { model, dialog_id: &dialog_id, system: &system, messages, tools: &tools, response_schema: schema.as_ref() })
+                }),
+                sent: None,
+            }));
+        };
+        let messages = dialog.messages();
+        let measured = dialog.measured();
+        let mut summary = if policy == ContextPolicy::Summarize { dialog.context_summary() } else { None };
+        drop(dialog);
+        let sizes_with = |summary: Option<&ContextSummary>| Sizes::new(wire, context::fixed_tokens(&system, &tools, summary), &messages, measured);
+        let mut sizes = sizes_with(summary.as_ref());
+        let from = summary.as_ref().map_or(0, |s| s.covered);
+        let fit = match (policy, context::fit(&sizes, &messages, from, budget)) {
+            (ContextPolicy::Fail, _) => {
+                let whole = sizes.total(&messages, 0);
+                if whole > budget {
+                    return Err(context::overflow(whole, budget));
+                }
+                context::Fit { cut: 0, estimated: whole }
+            }
+            (_, Ok(fit)) => fit,
+            (ContextPolicy::DropOldest, Err(tightest)) => return Err(context::overflow(tightest.estimated, budget)),
+            (ContextPolicy::Summarize, Err(_)) => {
+                // Renew the summary: it covers up to the first cut that fits beside a summary
+                // of a reasonable length.
+                let room = (budget / 8).clamp(1, 1024);
+                let cut = match context::fit(&sizes, &messages, from, budget - room) {
+                    Ok(fit) => fit.cut,
+                    Err(tightest) => tightest.cut,
+                };
+                if cut > from {
+                    let turns: Vec<Message> = messages[from..cut].iter().filter(|m| m.role != crate::message::Role::System).cloned().collect();
+                    let text = self.summarize(model, summary.as_ref(), &turns).await?;
+                    let renewed = ContextSummary { text, covered: cut };
+                    let Some(dialog) = self.ticket.dialog() else { return Ok(None) };
+                    dialog.set_context_summary(renewed.clone());
+                    tracing::info!(target: crate::log::RUN, covered = cut, "context summary renewed");
+                    summary = Some(renewed);
+                    sizes = sizes_with(summary.as_ref());
+                }
+                let from = summary.as_ref().map_or(0, |s| s.covered);
+                context::fit(&sizes, &messages, from, budget).map_err(|tightest| context::overflow(tightest.estimated, budget))?
+            }
+        };
+        self.context.lock().unwrap_or_else(|e| e.into_inner()).last_estimate = fit.estimated;
+        let left_out = context::left_out(&messages, fit.cut);
+        if left_out > 0 {
+            tracing::info!(target: crate::log::RUN, left_out, estimated = fit.estimated, budget, "context trimmed");
+            let clamp = |n: i64| n.clamp(0, i32::MAX as i64) as i32;
+            self.ticket.emit(Event::ContextTrimmed { left_out: clamp(left_out as i64), estimated: clamp(fit.estimated) });
+        }
+        let system = context::system_with_summary(&system, summary.as_ref().filter(|_| fit.cut > 0));
+        let sent_messages = if fit.cut > 0 { context::kept(&messages, fit.cut) } else { messages.clone() };
+        let body = wire.body(&wire::BodyParts { model, dialog_id: &dialog_id, system: &system, messages: &sent_messages, tools: &tools, response_schema: schema.as_ref() });
+        Ok(Some(Prepared { body, sent: Some(Sent { to: messages.len(), estimated: sizes.raw_total(&messages, fit.cut) }) }))
     }
 
-    async fn attempt(&self, model: &Model) -> Result<Vec<ToolCall>, AttemptFailure> {
-        let aborted = || AttemptFailure { failure: Failure::new(Kind::Aborted, "Run aborted."), streamed: true };
-        self.prepare_mcp().await;
+    /// One completion of the summary model (SPEC §I.4.2; the run's own model when none is set
+    /// or the one set is unavailable): the summary of `previous` and `turns`.
+    async fn summarize(&self, run_model: &Model, previous: Option<&ContextSummary>, turns: &[Message]) -> Result<String, Failure> {
+        let (provider_id, model_id) = self.ticket.dialog().map(|d| d.summary_model()).unwrap_or_default();
+        let chosen = if !model_id.is_empty() {
+            self.center.model(&model_id)
+        } else if let Some(provider) = self.center.provider(&provider_id) {
+            self.center.model(&self.center.pick_first(&provider, crate::model::capability::TEXT))
+        } else {
+            None
+        };
+        let model = match chosen.filter(Model::is_valid) {
+            Some(model) => model,
+            None => {
+                if !model_id.is_empty() || !provider_id.is_empty() {
+                    tracing::warn!(target: crate::log::RUN, provider = %provider_id, model = %model_id, "the summary model is unavailable: the run's own model summarises");
+                }
+                run_model.clone()
+            }
+        };
         let wire = wire::for_api(model.api);
         crate::redact::register(&model.token);
-        let body = self.body(model, wire).ok_or_else(aborted)?;
+        let asked = [Message::new(crate::message::Role::User, context::summary_request(previous, turns))];
+        let body = wire.body(&wire::BodyParts { model: &model, dialog_id: "", system: context::SUMMARY_INSTRUCTIONS, messages: &asked, tools: &[], response_schema: None });
+        let request = transport::Request {
+            base_url: &model.url,
+            path: &wire.path(&model),
+            query: wire.query(),
+            headers: wire.headers(&model),
+            keyed: wire.keyed(&model),
+            body,
+            timeout_ms: model.timeout_ms,
+            idle_timeout_ms: model.idle_timeout_ms,
+        };
+        let summary_failed = |failure: Failure| Failure::new(Kind::ContextOverflow, format!("the summary failed: {}", failure.message(&model.token)));
+        let mut response = transport::open(request).await.map_err(summary_failed)?;
+        let mut parsed = Vec::new();
+        if response.is_json {
+            let text = response.read_to_limit(JSON_ANSWER_LIMIT).await.map_err(summary_failed)?;
+            parsed = wire.answer(&text);
+        } else {
+            let mut decoder = crate::sse::SseDecoder::new();
+            let mut events = wire.events();
+            loop {
+                let piece = response.next().await.map_err(summary_failed)?;
+                match &piece {
+                    Some(bytes) => decoder.feed_named(bytes, |name, data| events.event(name, data, &mut parsed)),
+                    None => decoder.finish_named(|name, data| events.event(name, data, &mut parsed)),
+                }
+                if decoder.pending_bytes() > JSON_ANSWER_LIMIT {
+                    return Err(summary_failed(Failure::new(Kind::ProtocolError, "an event too large")));
+                }
+                if piece.is_none() || parsed.iter().any(|p| matches!(p, Parsed::Done | Parsed::Error(_) | Parsed::Overloaded(_))) {
+                    break;
+                }
+            }
+        }
+        let mut text = String::new();
+        for p in parsed {
+            match p {
+                Parsed::Chunk(chunk) => text.push_str(chunk.content.as_deref().unwrap_or_default()),
+                Parsed::Error(message) | Parsed::Overloaded(message) => return Err(summary_failed(Failure::new(Kind::ServerError, message))),
+                Parsed::Done => break,
+                Parsed::Ignored => {}
+            }
+        }
+        if text.trim().is_empty() {
+            return Err(summary_failed(Failure::new(Kind::ProtocolError, "the summary model answered nothing")));
+        }
+        Ok(text.trim().to_owned())
+    }
+
+    /// One request to `model`; the provider's overflow answer becomes `[ContextOverflow]`, and
+    /// the provider's count of a request that succeeded is kept (SPEC §I.4).
+    async fn attempt(&self, model: &Model) -> Result<Vec<ToolCall>, AttemptFailure> {
+        let wire = wire::for_api(model.api);
+        let mut sent = None;
+        let mut stream = Stream::default();
+        let outcome = self.attempt_once(model, wire, &mut sent, &mut stream).await;
+        match outcome {
+            Ok(calls) => {
+                if let (Some(sent), Some(tokens), Some(dialog)) = (sent, stream.input_tokens, self.ticket.dialog()) {
+                    dialog.set_measured(sent.to, tokens, sent.estimated);
+                }
+                Ok(calls)
+            }
+            Err(AttemptFailure { failure, streamed: false }) if failure.kind != Kind::ContextOverflow && wire.overflow(&failure) => {
+                tracing::warn!(target: crate::log::RUN, model = %model.id, failure = %failure.message(&model.token), "the provider says the request does not fit");
+                self.context.lock().unwrap_or_else(|e| e.into_inner()).provider_overflowed = true;
+                Err(AttemptFailure { failure: failure.as_overflow(), streamed: false })
+            }
+            Err(failure) => Err(failure),
+        }
+    }
+
+    async fn attempt_once(&self, model: &Model, wire: &dyn wire::Wire, sent: &mut Option<Sent>, stream: &mut Stream) -> Result<Vec<ToolCall>, AttemptFailure> {
+        let aborted = || AttemptFailure { failure: Failure::new(Kind::Aborted, "Run aborted."), streamed: true };
+        self.prepare_mcp().await;
+        crate::redact::register(&model.token);
+        let prepared = self.body(model, wire).await.map_err(|failure| AttemptFailure { failure, streamed: false })?.ok_or_else(aborted)?;
+        *sent = prepared.sent;
+        let body = prepared.body;
         let request = transport::Request {
             base_url: &model.url,
             path: &wire.path(model),
@@ -267,7 +471,6 @@ impl Run {
             idle_timeout_ms: model.idle_timeout_ms,
         };
         let mut response = transport::open(request).await.map_err(|failure| AttemptFailure { failure, streamed: false })?;
-        let mut stream = Stream::default();
         if response.is_json {
             let text = response
                 .read_to_limit(JSON_ANSWER_LIMIT)
@@ -277,10 +480,10 @@ impl Run {
             if answer.is_empty() {
                 return Err(AttemptFailure { failure: response.unreadable(), streamed: false });
             }
-            self.apply(&mut stream, wire, answer)
+            self.apply(stream, wire, answer)
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
-            return Ok(stream.tool_calls.finish());
+            return Ok(std::mem::take(&mut stream.tool_calls).finish());
         }
         let mut decoder = crate::sse::SseDecoder::new();
         let mut events = wire.events();
@@ -305,7 +508,7 @@ impl Run {
                 any_event = true;
             }
             let done = self
-                .apply(&mut stream, wire, pending.drain(..))
+                .apply(stream, wire, pending.drain(..))
                 .map_err(|failure| AttemptFailure { failure, streamed: stream.streamed })?
                 .ok_or_else(aborted)?;
             if piece.is_none() && !any_event {
@@ -322,7 +525,7 @@ impl Run {
                 if piece.is_some() {
                     response.finish_in_background();
                 }
-                return Ok(stream.tool_calls.finish());
+                return Ok(std::mem::take(&mut stream.tool_calls).finish());
             }
         }
     }
@@ -375,6 +578,9 @@ impl Run {
         }
         // Normalised once per network read, not per chunk: Gemini repeats its usage in each.
         let usage = usage.map(|raw| wire::normalised_usage(wire, raw));
+        if let Some(input) = usage.as_ref().and_then(|u| u.get("inputTokens")).and_then(Value::as_i64).filter(|n| *n > 0) {
+            stream.input_tokens = Some(input);
+        }
         if let Some(usage) = &usage {
             tracing::trace!(target: crate::log::STREAM, usage = %usage, "usage");
         }
@@ -468,6 +674,8 @@ struct Stream {
     tool_calls: ToolCallAccumulator,
     /// Whether any text, reasoning or tool call arrived (after that, no fallback).
     streamed: bool,
+    /// The prompt's tokens as the provider counted them, when it said.
+    input_tokens: Option<i64>,
 }
 
 /// The model's `arguments` text as a JSON object; "" (some servers send it for tools without

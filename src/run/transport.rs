@@ -125,7 +125,8 @@ pub async fn open(request: Request<'_>) -> Result<Body, Failure> {
     if !status.is_success() {
         let text = body.read_to_limit(ERROR_BODY_LIMIT).await.unwrap_or_default();
         let reason = status.canonical_reason().unwrap_or("");
-        return Err(Failure::http(status.as_u16(), reason, &server_error_message(&text)).with_retry_after(retry_after));
+        let failure = Failure::http(status.as_u16(), reason, &server_error_message(&text));
+        return Err(failure.with_retry_after(retry_after).with_body(text));
     }
     Ok(body)
 }

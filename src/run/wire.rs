@@ -12,6 +12,7 @@ mod typed;
 pub use chat_completions::body as chat_completions_body;
 
 use super::chunk::{Chunk, Parsed};
+use super::failure::Failure;
 use super::request::ToolSpec;
 use crate::dialog::ResponseSchema;
 use crate::message::Message;
@@ -55,6 +56,26 @@ pub trait Wire: Sync {
     fn answer(&self, text: &str) -> Vec<Parsed>;
     /// The counts of one of this API's usage objects, in the terms of [`Usage`].
     fn usage(&self, raw: &Value) -> Usage;
+    /// Whether `failure` is the provider's answer that the request does not fit the model's
+    /// context window (SPEC §I.4.3): each API's own words, which gateways (LiteLLM, OpenRouter)
+    /// pass through whatever API they speak, so every API knows them all; an API with a
+    /// code of its own adds it.
+    fn overflow(&self, failure: &Failure) -> bool {
+        super::context::overflow_words(failure)
+    }
+    /// The tokens one message costs on this API besides its text (its role, separators).
+    fn message_overhead(&self) -> i64 {
+        4
+    }
+}
+
+/// OpenAI's overflow code (Chat Completions and Responses, and the gateways that copy
+/// OpenAI's error object): `{"error": {"code": "context_length_exceeded", …}}`.
+fn openai_overflow(failure: &Failure) -> bool {
+    let code = |body: &str| {
+        serde_json::from_str::<Value>(body).ok()?.pointer("/error/code")?.as_str().map(|c| c == "context_length_exceeded")
+    };
+    code(&failure.body).unwrap_or(false) || super::context::overflow_words(failure)
 }
 
 /// Token counts in the same terms on every API (SPEC §I.2.2): `input` is every prompt token,

@@ -2,7 +2,7 @@
 //! request body built straight from the dialog's messages into JSON text without copying them
 //! first, and the stream's chunks read by `chunk.rs`.
 
-use super::{BodyParts, Events, Wire};
+use super::{BodyParts, Events, Failure, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::chunk::{self, Parsed};
@@ -51,6 +51,15 @@ impl Wire for ChatCompletions {
             cache_write: super::count(raw, "/prompt_tokens_details/cache_write_tokens"),
             reasoning: super::count(raw, "/completion_tokens_details/reasoning_tokens"),
         }
+    }
+
+    fn overflow(&self, failure: &Failure) -> bool {
+        super::openai_overflow(failure)
+    }
+
+    /// OpenAI's published figure for its chat format: 3 tokens a message.
+    fn message_overhead(&self) -> i64 {
+        3
     }
 }
 

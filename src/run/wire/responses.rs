@@ -12,7 +12,7 @@
 //! `{"type":"function_call","call_id"}` and `{"type":"message"}` stand for the items that
 //! followed them — so each goes back right before the item it preceded, as the API requires.
 
-use super::{BodyParts, Events, Wire};
+use super::{BodyParts, Events, Failure, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
@@ -107,6 +107,10 @@ impl Wire for Responses {
             cache_write: super::count(raw, "/input_tokens_details/cache_write_tokens"),
             reasoning: super::count(raw, "/output_tokens_details/reasoning_tokens"),
         }
+    }
+
+    fn overflow(&self, failure: &Failure) -> bool {
+        super::openai_overflow(failure)
     }
 }
 
