@@ -32,6 +32,22 @@
 #define VI_SECRETS_OMIT 1
 
 /**
+ * Context policy: a request that would not fit the model's context window fails before
+ * sending with `[ContextOverflow] <estimated> of <window> tokens` (the default).
+ */
+#define VI_CONTEXT_POLICY_FAIL 0
+
+/**
+ * Context policy: the request leaves out the oldest turns until it fits; the dialog keeps them.
+ */
+#define VI_CONTEXT_POLICY_DROP_OLDEST 1
+
+/**
+ * Context policy: the oldest turns are replaced in the request by a summary the dialog keeps.
+ */
+#define VI_CONTEXT_POLICY_SUMMARIZE 2
+
+/**
  * Severity: nothing (a category's level only).
  */
 #define VI_LOG_OFF 0
@@ -331,6 +347,12 @@ enum ViEventKind
    * went there, "decline", "cancel"; no content). Declined when the run ends first.
    */
   VI_EVENT_KIND_MCP_URL_ELICITATION_REQUESTED = 18,
+  /**
+   * A request of the run left out `messages_left_out` of the dialog's messages to fit the
+   * model's context window; `estimated_tokens` is its estimated size after the trim (SPEC
+   * §I.4.2). The dialog's history is unchanged.
+   */
+  VI_EVENT_KIND_CONTEXT_TRIMMED = 19,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -547,6 +569,14 @@ typedef struct ViEvent {
    * `McpUrlElicitationRequested` only: the url to open (else empty).
    */
   struct ViStr url;
+  /**
+   * `ContextTrimmed` only: how many messages the request left out (else 0).
+   */
+  int32_t messages_left_out;
+  /**
+   * `ContextTrimmed` only: the request's estimated tokens after the trim (else 0).
+   */
+  int32_t estimated_tokens;
 } ViEvent;
 
 /**
@@ -1261,6 +1291,47 @@ ViStatus vi_dialog_set_response_schema(const struct ViDialog *dialog,
 ViStatus vi_dialog_response_schema(const struct ViDialog *dialog, struct ViString **json_out);
 
 /**
+ * Sets what a request that would not fit the model's context window does (SPEC §I.4.2;
+ * `VI_CONTEXT_POLICY_*`, anything else is `VI_STATUS_INVALID_ARGUMENT`). Any thread.
+ */
+ViStatus vi_dialog_set_context_policy(const struct ViDialog *dialog, uint32_t policy);
+
+/**
+ * The context policy (`VI_CONTEXT_POLICY_FAIL` for NULL).
+ */
+uint32_t vi_dialog_context_policy(const struct ViDialog *dialog);
+
+/**
+ * Sets the provider and model whose one completion makes the summary of
+ * `VI_CONTEXT_POLICY_SUMMARIZE` (SPEC §I.4.2); both "" (the default) = the run's own model. A
+ * model id names the model; a provider id alone picks its first model. An unavailable one
+ * falls back to the run's model.
+ */
+ViStatus vi_dialog_set_summary_model(const struct ViDialog *dialog,
+                                     const char *provider_id,
+                                     size_t provider_id_len,
+                                     const char *model_id,
+                                     size_t model_id_len);
+
+/**
+ * The summary model's provider id (owned) in `*id_out` ("" = the run's own).
+ */
+ViStatus vi_dialog_summary_provider_id(const struct ViDialog *dialog, struct ViString **id_out);
+
+/**
+ * The summary model's model id (owned) in `*id_out` ("" = the run's own).
+ */
+ViStatus vi_dialog_summary_model_id(const struct ViDialog *dialog, struct ViString **id_out);
+
+/**
+ * The summary `VI_CONTEXT_POLICY_SUMMARIZE` keeps (owned) in `*text_out`, "" when none has
+ * been made; `*covered_out` (optional) is how many of the first messages it stands for.
+ */
+ViStatus vi_dialog_context_summary(const struct ViDialog *dialog,
+                                   struct ViString **text_out,
+                                   int64_t *covered_out);
+
+/**
  * The `usage` object the server last reported, as JSON text ("" when none) (owned).
  */
 ViStatus vi_dialog_last_usage(const struct ViDialog *dialog, struct ViString **json_out);
@@ -1711,6 +1782,17 @@ ViStatus vi_model_set_prompt_caching(struct ViModel *model, bool on);
  * Whether prompt caching is asked for (false for NULL).
  */
 bool vi_model_prompt_caching(const struct ViModel *model);
+
+/**
+ * Sets the model's context window in tokens (SPEC §I.4.1; 0 = unknown, the default; a
+ * negative count is 0). Before each request the library estimates its size against it.
+ */
+ViStatus vi_model_set_context_window(struct ViModel *model, int32_t tokens);
+
+/**
+ * The context window in tokens (0 = unknown; 0 for NULL).
+ */
+int32_t vi_model_context_window(const struct ViModel *model);
 
 /**
  * The base url; lives until the model changes.

@@ -14,7 +14,7 @@ use super::prompt::ViPrompt;
 use super::skill::ViSkill;
 use super::status::ViStatus;
 use super::string::{self, ViString};
-use crate::dialog::Dialog;
+use crate::dialog::{ContextPolicy, Dialog};
 use crate::function::HostToken;
 use crate::message::Message;
 use std::collections::HashMap;
@@ -580,6 +580,80 @@ pub unsafe extern "C" fn vi_dialog_response_schema(dialog: *const ViDialog, json
             Ok(d.response_schema().map(|r| serde_json::json!({"name": r.name, "schema": r.schema}).to_string()).unwrap_or_default())
         })
     }
+}
+
+/// Context policy: a request that would not fit the model's context window fails before
+/// sending with `[ContextOverflow] <estimated> of <window> tokens` (the default).
+pub const VI_CONTEXT_POLICY_FAIL: u32 = 0;
+/// Context policy: the request leaves out the oldest turns until it fits; the dialog keeps them.
+pub const VI_CONTEXT_POLICY_DROP_OLDEST: u32 = 1;
+/// Context policy: the oldest turns are replaced in the request by a summary the dialog keeps.
+pub const VI_CONTEXT_POLICY_SUMMARIZE: u32 = 2;
+
+/// Sets what a request that would not fit the model's context window does (SPEC §I.4.2;
+/// `VI_CONTEXT_POLICY_*`, anything else is `VI_STATUS_INVALID_ARGUMENT`). Any thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_context_policy(dialog: *const ViDialog, policy: u32) -> ViStatus {
+    boundary::status("vi_dialog_set_context_policy", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let policy = ContextPolicy::from_u32(policy)
+            .ok_or_else(|| Failure::new(ViStatus::InvalidArgument, format!("context policy {policy} is not 0..2")))?;
+        d.set_context_policy(policy);
+        Ok(())
+    })
+}
+
+/// The context policy (`VI_CONTEXT_POLICY_FAIL` for NULL).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_context_policy(dialog: *const ViDialog) -> u32 {
+    unsafe { access::get("vi_dialog_context_policy", dialog, |d| d.context_policy() as u32) }
+}
+
+/// Sets the provider and model whose one completion makes the summary of
+/// `VI_CONTEXT_POLICY_SUMMARIZE` (SPEC §I.4.2); both "" (the default) = the run's own model. A
+/// model id names the model; a provider id alone picks its first model. An unavailable one
+/// falls back to the run's model.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_set_summary_model(
+    dialog: *const ViDialog,
+    provider_id: *const c_char,
+    provider_id_len: usize,
+    model_id: *const c_char,
+    model_id_len: usize,
+) -> ViStatus {
+    boundary::status("vi_dialog_set_summary_model", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let provider_id = unsafe { string::arg("the provider id", provider_id, provider_id_len) }?;
+        let model_id = unsafe { string::arg("the model id", model_id, model_id_len) }?;
+        d.set_summary_model(provider_id, model_id);
+        Ok(())
+    })
+}
+
+/// The summary model's provider id (owned) in `*id_out` ("" = the run's own).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_summary_provider_id(dialog: *const ViDialog, id_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_summary_provider_id", dialog, id_out, |d| Ok(d.summary_model().0)) }
+}
+
+/// The summary model's model id (owned) in `*id_out` ("" = the run's own).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_summary_model_id(dialog: *const ViDialog, id_out: *mut *mut ViString) -> ViStatus {
+    unsafe { access::owned("vi_dialog_summary_model_id", dialog, id_out, |d| Ok(d.summary_model().1)) }
+}
+
+/// The summary `VI_CONTEXT_POLICY_SUMMARIZE` keeps (owned) in `*text_out`, "" when none has
+/// been made; `*covered_out` (optional) is how many of the first messages it stands for.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_dialog_context_summary(dialog: *const ViDialog, text_out: *mut *mut ViString, covered_out: *mut i64) -> ViStatus {
+    boundary::status("vi_dialog_context_summary", || {
+        let d = unsafe { ViDialog::get(dialog) }?;
+        let summary = d.context_summary().unwrap_or_default();
+        // SAFETY: per the contract, NULL or writable storage.
+        unsafe { string::write_owned(text_out, summary.text) }?;
+        unsafe { string::write_optional(covered_out, summary.covered as i64) };
+        Ok(())
+    })
 }
 
 /// The `usage` object the server last reported, as JSON text ("" when none) (owned).

@@ -97,6 +97,19 @@ pub unsafe extern "C" fn vi_model_prompt_caching(model: *const ViModel) -> bool 
     unsafe { access::get("vi_model_prompt_caching", model, |m| m.prompt_caching) }
 }
 
+/// Sets the model's context window in tokens (SPEC §I.4.1; 0 = unknown, the default; a
+/// negative count is 0). Before each request the library estimates its size against it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_set_context_window(model: *mut ViModel, tokens: i32) -> ViStatus {
+    unsafe { access::set("vi_model_set_context_window", model, |m| m.context_window = tokens.max(0)) }
+}
+
+/// The context window in tokens (0 = unknown; 0 for NULL).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_model_context_window(model: *const ViModel) -> i32 {
+    unsafe { access::get("vi_model_context_window", model, |m| m.context_window) }
+}
+
 /// API: OpenAI-compatible `POST <url>/chat/completions` (the default).
 pub const VI_API_CHAT_COMPLETIONS: u32 = 0;
 /// API: OpenAI Responses, `POST <url>/responses`.
