@@ -297,8 +297,11 @@ impl Run {
             (Some(window), Some(squeeze)) => Some(window.min(squeeze)),
             (window, squeeze) => window.or(squeeze),
         };
+        // Without a window, a policy that may trim still estimates: the provider's overflow
+        // answer then retries a quarter below the estimate.
+        let budget = budget.or((policy != ContextPolicy::Fail).then_some(i64::MAX));
         let Some(budget) = budget else {
-            // The window is unknown and the provider has not refused: nothing to estimate.
+            // Fail without a window: nothing to estimate.
             return Ok(Some(Prepared {
                 body: dialog.read_messages(|messages| {
                     wire.body(&wire::BodyParts { model, dialog_id: &dialog_id, system: &system, messages, tools: &tools, response_schema: schema.as_ref() })
@@ -321,9 +324,10 @@ impl Run {
                 }
                 context::Fit { cut: 0, estimated: whole }
             }
-            (_, Ok(fit)) => fit,
+            (ContextPolicy::DropOldest, Ok(fit)) => fit,
             (ContextPolicy::DropOldest, Err(tightest)) => return Err(context::overflow(tightest.estimated, budget)),
-            (ContextPolicy::Summarize, Err(_)) => {
+            (ContextPolicy::Summarize, Ok(fit)) if fit.cut == from => fit,
+            (ContextPolicy::Summarize, _) => {
                 // Renew the summary: it covers up to the first cut that fits beside a summary
                 // of a reasonable length.
                 let room = (budget / 8).clamp(1, 1024);
