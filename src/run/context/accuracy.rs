@@ -49,4 +49,15 @@ fn the_estimate_is_within_15_percent_of_openais_tokenizers() {
         }
     }
     assert!(failures.is_empty(), "outside ±15 %: {failures:?}");
+    // What the estimate costs: a history of 1 MiB of the mixed corpus, estimated whole.
+    let mixed: String = CORPUS.iter().map(|(_, files)| read(files)).collect::<Vec<_>>().join("\n");
+    let history = mixed.repeat((1 << 20) / mixed.len() + 1);
+    let start = std::time::Instant::now();
+    let rounds = 20;
+    let mut total = 0;
+    for _ in 0..rounds {
+        total += tokens(std::hint::black_box(&history));
+    }
+    let per_mib = start.elapsed() / rounds;
+    println!("estimate of {} bytes ({} tokens): {per_mib:?} per pass", history.len(), total / rounds as i64);
 }
