@@ -68,6 +68,26 @@ class TestDialog : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // SPEC §I.4.2: the context settings, written to Dialog JSON only when not default.
+    void contextPolicyAndSummaryModelRoundTrip()
+    {
+        Dialog dialog;
+        QCOMPARE(dialog.getContextPolicy(), Dialog::ContextPolicy::Fail);
+        QVERIFY(dialog.getContextSummary().isEmpty());
+        JsonConfig json = dialog.toJson();
+        QVERIFY(!json.contains(QStringLiteral("contextPolicy")) && !json.contains(QStringLiteral("summaryModel")));
+        QVERIFY(!json.contains(QStringLiteral("contextSummary")));
+        dialog.setContextPolicy(Dialog::ContextPolicy::Summarize).setSummaryModel(QStringLiteral("p"), QStringLiteral("small"));
+        json = dialog.toJson();
+        QCOMPARE(json.getString(QStringLiteral("contextPolicy")), QStringLiteral("summarize"));
+        Dialog back;
+        back.fromJson(json);
+        QCOMPARE(back.getContextPolicy(), Dialog::ContextPolicy::Summarize);
+        QCOMPARE(back.getSummaryProviderId(), QStringLiteral("p"));
+        QCOMPARE(back.getSummaryModelId(), QStringLiteral("small"));
+        QCOMPARE(QMetaEnum::fromType<Dialog::ContextPolicy>().valueToKey(int(Dialog::ContextPolicy::DropOldest)), "DropOldest");
+    }
+
     void defaults()
     {
         Dialog dialog;

@@ -132,6 +132,51 @@ private Q_SLOTS:
         registered.clear();
     }
 
+    // SPEC §I.4.2: a request that would not fit leaves out the oldest turns; contextTrimmed
+    // reports it on the dialog's thread before the round's other signals, and the history
+    // is unchanged.
+    void contextTrimmedIsSignalledInOrderOnTheDialogsThread()
+    {
+        QVERIFY(setScript({answer({QStringLiteral("ok")})}));
+        QObject owner;
+        Model model;
+        model.setName(QStringLiteral("windowed"))
+            .setUrl(server.url(QStringLiteral("/v1")))
+            .setToken(QStringLiteral("secret-token"))
+            .setTimeoutMs(20000)
+            .setContextWindow(300);
+        QCOMPARE(model.getContextWindow(), 300);
+        Dialog* dialog = registered.newDialog(&owner, {registered.addModel(model)});
+        dialog->setContextPolicy(Dialog::ContextPolicy::DropOldest);
+        const QString filler = QStringLiteral("lorem ipsum dolor sit amet ").repeated(40);
+        for (int i = 0; i < 4; ++i) {
+            dialog->appendMessage(Message::Role::User, filler);
+            dialog->appendMessage(Message::Role::Assistant, filler);
+        }
+        dialog->appendMessage(Message::Role::User, QStringLiteral("the last question"));
+        QStringList order;
+        QList<QPair<qint32, qint32>> trims;
+        bool wrongThread = false;
+        connect(dialog, &Dialog::contextTrimmed, &owner, [&](qint32 leftOut, qint32 estimated) {
+            trims.append({leftOut, estimated});
+            wrongThread |= QThread::currentThread() != dialog->thread();
+            order << QStringLiteral("trimmed");
+        });
+        connect(dialog, &Dialog::streamBegan, &owner, [&] { order << QStringLiteral("began"); });
+        connect(dialog, &Dialog::runFinished, &owner, [&] { order << QStringLiteral("finished"); });
+        dialog->run();
+        QTRY_VERIFY_WITH_TIMEOUT(order.contains(QStringLiteral("finished")), 10000);
+        QVERIFY(!wrongThread);
+        QCOMPARE(order, (QStringList{QStringLiteral("began"), QStringLiteral("trimmed"), QStringLiteral("finished")}));
+        QCOMPARE(trims.size(), 1);
+        QCOMPARE(trims[0].first, 8);
+        QVERIFY(trims[0].second > 0 && trims[0].second <= 300);
+        const QJsonArray sent = requests().last().toObject().value(QStringLiteral("body_json")).toObject().value(QStringLiteral("messages")).toArray();
+        QCOMPARE(sent.size(), 1);
+        QCOMPARE(sent[0].toObject().value(QStringLiteral("content")).toString(), QStringLiteral("the last question"));
+        QCOMPARE(dialog->getMessageCount(), 10);
+    }
+
     void plainAnswer()
     {
         QVERIFY(setScript({answer({QStringLiteral("Hel"), QStringLiteral("lo")})}));

@@ -265,6 +265,11 @@ std::function<void(Dialog*)> taskFor(const ViEvent& event)
         const JsonConfig usage = jsonFromUtf8(QByteArray(event.json.data, qsizetype(event.json.len)));
         return [usage](Dialog* d) { Q_EMIT d->usageUpdated(usage); };
     }
+    case VI_EVENT_KIND_CONTEXT_TRIMMED: {
+        const qint32 leftOut = event.messages_left_out;
+        const qint32 estimated = event.estimated_tokens;
+        return [leftOut, estimated](Dialog* d) { Q_EMIT d->contextTrimmed(leftOut, estimated); };
+    }
     case VI_EVENT_KIND_MESSAGES_RESET:
         return [](Dialog* d) { Q_EMIT d->messagesReset(); };
     case VI_EVENT_KIND_TOOL_APPROVAL_REQUESTED:
@@ -784,6 +789,40 @@ Dialog& Dialog::setMaxToolRounds(qint32 rounds)
 qint32 Dialog::getMaxToolRounds() const
 {
     return vi_dialog_max_tool_rounds(d->handle);
+}
+
+Dialog& Dialog::setContextPolicy(ContextPolicy policy)
+{
+    vi_dialog_set_context_policy(d->handle, uint32_t(policy));
+    return *this;
+}
+
+Dialog::ContextPolicy Dialog::getContextPolicy() const
+{
+    return ContextPolicy(vi_dialog_context_policy(d->handle));
+}
+
+Dialog& Dialog::setSummaryModel(const QString& providerId, const QString& modelId)
+{
+    const Utf8 p(providerId);
+    const Utf8 m(modelId);
+    vi_dialog_set_summary_model(d->handle, p.data(), p.size(), m.data(), m.size());
+    return *this;
+}
+
+QString Dialog::getSummaryProviderId() const
+{
+    return takeQString(ownedJson([&](ViString** o) { return vi_dialog_summary_provider_id(d->handle, o); }));
+}
+
+QString Dialog::getSummaryModelId() const
+{
+    return takeQString(ownedJson([&](ViString** o) { return vi_dialog_summary_model_id(d->handle, o); }));
+}
+
+QString Dialog::getContextSummary() const
+{
+    return takeQString(ownedJson([&](ViString** o) { return vi_dialog_context_summary(d->handle, o, nullptr); }));
 }
 
 Dialog& Dialog::setResponseSchema(const QString& name, const JsonConfig& schema)

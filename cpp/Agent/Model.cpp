@@ -155,6 +155,17 @@ bool Model::getPromptCaching() const
     return vi_model_prompt_caching(d);
 }
 
+Model& Model::setContextWindow(qint32 tokens)
+{
+    vi_model_set_context_window(mut(), tokens);
+    return *this;
+}
+
+qint32 Model::getContextWindow() const
+{
+    return vi_model_context_window(d);
+}
+
 Model& Model::setParameter(const QString& key, const QJsonValue& value)
 {
     const Utf8 k(key);

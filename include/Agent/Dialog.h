@@ -53,6 +53,15 @@ class VISINDIGO_AGENT_EXPORT Dialog : public QObject
 {
     Q_OBJECT
 public:
+    /// What a request that would not fit the model's context window does (extension, SPEC
+    /// §I.4.2; Model::setContextWindow gives the window).
+    enum class ContextPolicy {
+        Fail = 0,        ///< Fail before sending: runFailed("[ContextOverflow] <estimated> of <window> tokens").
+        DropOldest = 1,  ///< Leave the oldest turns out of the request; the history is unchanged.
+        Summarize = 2,   ///< Replace the oldest turns in the request by a summary the dialog keeps.
+    };
+    Q_ENUM(ContextPolicy)
+
     /// A new dialog (fresh UUID id) resolving providers, models and functions in the Center,
     /// but not registered in it.
     Dialog();
@@ -239,6 +248,28 @@ public:
     Visindigo::Utility::JsonConfig getResponseSchema() const;
     /// The response schema's name.
     QString getResponseSchemaName() const;
+
+    /// Extension (SPEC §I.4.2): what a request that would not fit the model's context window
+    /// does. Never left out: System messages and the last user turn; a tool call and its
+    /// answer go together. The provider's own overflow answer is "[ContextOverflow] …" too,
+    /// and with DropOldest or Summarize the round is retried once after trimming. Default
+    /// Fail; Dialog JSON "contextPolicy" ("dropOldest", "summarize") only when not Fail.
+    Dialog& setContextPolicy(ContextPolicy policy);
+    /// The context policy.
+    ContextPolicy getContextPolicy() const;
+    /// Extension (SPEC §I.4.2): the model whose one completion makes Summarize's summary —
+    /// `modelId` in the Center, or the first model of `providerId` when modelId is empty;
+    /// both empty (the default) = the run's own model, as is one that is unavailable. Dialog
+    /// JSON "summaryModel" only when set.
+    Dialog& setSummaryModel(const QString& providerId, const QString& modelId);
+    /// The summary model's provider id ("" = the run's own).
+    QString getSummaryProviderId() const;
+    /// The summary model's id ("" = the run's own).
+    QString getSummaryModelId() const;
+    /// The summary Summarize keeps in place of the oldest turns ("" before one was made);
+    /// Dialog JSON "contextSummary" {"text", "lastMessage": index of the last summarised
+    /// message}.
+    QString getContextSummary() const;
     //@}
 
 Q_SIGNALS:
@@ -285,6 +316,11 @@ Q_SIGNALS:
     /// Extension (SPEC §I.2.2): a round reported usage — once at its end, before its
     /// streamEnded (or runFailed); `usage` is what getLastUsage() returns from then on.
     void usageUpdated(const Visindigo::Utility::JsonConfig& usage);
+    /// Extension (SPEC §I.4.2): a request of the run left out `messagesLeftOut` of the
+    /// dialog's messages (or replaced them by the summary) to fit the model's context window;
+    /// `estimatedTokens` is the request's estimated size after the trim. The history itself
+    /// is unchanged.
+    void contextTrimmed(qint32 messagesLeftOut, qint32 estimatedTokens);
     /// The last signal of every run (SPEC §H.3.1), after the final streamEnded or runFailed:
     /// exactly once per run() — also when run() fails at once (no provider, no model, already
     /// running: then isStreaming() may still be true for the run in progress) and after

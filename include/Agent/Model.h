@@ -103,6 +103,12 @@ public:
     /// Anthropic's top-level cache_control, OpenAI's prompt_cache_key (the dialog's id).
     /// Default false; Model JSON "promptCaching" only when true.
     Model& setPromptCaching(bool on);
+    /// Extension (SPEC §I.4.1): the model's context window in tokens (0 = unknown, the
+    /// default; negative is 0). Before each request the library estimates its size — exactly
+    /// for what the previous round's usage covered, by a fast estimate for the rest — and
+    /// applies the dialog's ContextPolicy when it would not fit (the window less the answer's
+    /// max_tokens). Model JSON "contextWindow" only when set.
+    Model& setContextWindow(qint32 tokens);
 
     /// The id (the key in the Center's pool).
     QString getId() const;
@@ -126,6 +132,8 @@ public:
     QString getApiVersion() const;
     /// Whether prompt caching is asked for.
     bool getPromptCaching() const;
+    /// The context window in tokens (0 = unknown).
+    qint32 getContextWindow() const;
     /// The parameters as a JSON object.
     Visindigo::Utility::JsonConfig getParameters() const;
     /// Name, a url with a scheme and a token are all set.
