@@ -97,7 +97,7 @@ impl Failure {
     }
 
     /// The same failure as a `[ContextOverflow]` (the provider's overflow answer, SPEC §I.4.3).
-    pub fn as_overflow(self) -> Failure {
+    pub fn into_overflow(self) -> Failure {
         Failure { kind: Kind::ContextOverflow, ..self }
     }
 

@@ -451,7 +451,7 @@ impl Run {
             Err(AttemptFailure { failure, streamed: false }) if failure.kind != Kind::ContextOverflow && wire.overflow(&failure) => {
                 tracing::warn!(target: crate::log::RUN, model = %model.id, failure = %failure.message(&model.token), "the provider says the request does not fit");
                 self.context.lock().unwrap_or_else(|e| e.into_inner()).provider_overflowed = true;
-                Err(AttemptFailure { failure: failure.as_overflow(), streamed: false })
+                Err(AttemptFailure { failure: failure.into_overflow(), streamed: false })
             }
             Err(failure) => Err(failure),
         }
