@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "Keychain.h"
 
-#include <QtCore/QCoreApplication>
-
 #ifdef VI_HAVE_QTKEYCHAIN
+#include <QtCore/QCoreApplication>
 #include <QtCore/QEventLoop>
 #include <qt6keychain/keychain.h>
 #endif
@@ -37,12 +36,12 @@ Result run(QKeychain::Job& job)
     }
     return result;
 }
-#endif
 
 QString service()
 {
     return QCoreApplication::applicationName();
 }
+#endif
 
 } // namespace
 

@@ -113,6 +113,16 @@ QJsonObject withSecrets(QJsonObject doc, const QJsonObject& secrets)
     return doc;
 }
 
+// Whether Center document `doc` holds a model token.
+bool hasTokens(const QJsonObject& doc)
+{
+    for (const QJsonValue& m : doc.value(QLatin1String("models")).toArray()) {
+        if (!m[QLatin1String("token")].toString().isEmpty())
+            return true;
+    }
+    return false;
+}
+
 QJsonObject parseSecrets(const QByteArray& data)
 {
     return QJsonDocument::fromJson(data).object();
@@ -143,6 +153,7 @@ bool Workspace::open(QString* error)
         }
         QJsonObject saved = QJsonDocument::fromJson(file.readAll()).object();
         if (Keychain::built()) {
+            const bool omitted = saved.value(QLatin1String("secretsOmitted")).toBool();
             const Keychain::Result secrets = Keychain::read(storagePath());
             if (secrets.status == Keychain::Result::Ok) {
                 saved = withSecrets(saved, parseSecrets(secrets.data));
@@ -152,8 +163,19 @@ bool Workspace::open(QString* error)
                 note = QStringLiteral("The system keychain could not be read (%1): tokens kept there are not loaded; new ones are saved in %2, readable only by you.")
                            .arg(secrets.error, file.fileName());
                 warning = QStringLiteral("System keychain unavailable (%1): tokens are saved in %2 (readable only by you)").arg(secrets.error, file.fileName());
-            } else if (saved.value(QLatin1String("secretsOmitted")).toBool()) {
-                warning = QStringLiteral("The saved tokens are not in the system keychain: enter them again in Settings…");
+            } else if (omitted) {
+                // QtKeychain reads a locked keychain (gnome-keyring, no one to unlock it) as a
+                // missing entry too: save() looks again before it writes the entry.
+                unreadSecrets = true;
+                warning = QStringLiteral("The saved tokens are not in the system keychain (locked, or removed): unlock it, or enter them again in Settings…");
+            }
+            if (!omitted && hasTokens(saved)) {
+                // The last save could not use the keychain: the tokens are in the file until the
+                // next save moves them.
+                store = TokenStore::File;
+                note = QStringLiteral("Tokens are saved in %1, readable only by you: the system keychain failed when they were saved.").arg(file.fileName());
+                if (warning.isEmpty())
+                    warning = QStringLiteral("Tokens are saved in %1 (readable only by you): the system keychain failed when they were saved").arg(file.fileName());
             }
         }
         if (!center->fromJson(JsonConfig(QJsonDocument(saved)))) {

@@ -344,21 +344,33 @@ private Q_SLOTS:
                  qPrintable(note));
     }
 
+    // Quits and starts again: the window and workspace go, and the new ones see what a new
+    // process would — the Center restored from the file (and the keychain), nothing else.
+    bool restart()
+    {
+        window.reset();
+        workspace.reset();
+        if (!Center::getInstance()->fromJson(Visindigo::Utility::JsonConfig(QStringLiteral(R"({"dialogs":[]})")))
+            || !Center::getInstance()->getModelIds().isEmpty())
+            return false;
+        workspace = std::make_unique<Workspace>();
+        QString error;
+        if (!workspace->open(&error)) {
+            qWarning("%s", qPrintable(error));
+            return false;
+        }
+        window = std::make_unique<ChatWindow>(workspace.get());
+        window->show();
+        return QTest::qWaitForWindowExposed(window.get());
+    }
+
     void conversationsComeBackAfterARestart()
     {
         QString error;
         QVERIFY2(workspace->save(&error), qPrintable(error));
         const QStringList before = Center::getInstance()->getDialogIds();
-        window.reset();
-        workspace.reset();
-        // What a new process sees: the Center it restores from the file, nothing else.
-        QVERIFY(Center::getInstance()->fromJson(Visindigo::Utility::JsonConfig(QStringLiteral(R"({"dialogs":[]})"))));
-        workspace = std::make_unique<Workspace>();
-        QVERIFY2(workspace->open(&error), qPrintable(error));
+        QVERIFY(restart());
         QVERIFY(!workspace->isDemo()); // the configured model was saved too
-        window = std::make_unique<ChatWindow>(workspace.get());
-        window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
         QCOMPARE(Center::getInstance()->getDialogIds(), before);
         // The secrets too, from the keychain or the file.
         QCOMPARE(workspace->configuredModel().getToken(), QStringLiteral("sk-local"));
@@ -369,6 +381,48 @@ private Q_SLOTS:
         QTRY_COMPARE(conversations->model()->rowCount(), 4);
         QTRY_VERIFY(window->currentDialog());
         QVERIFY(window->currentDialog()->getMessageCount() > 0 || window->currentDialog()->getBranchFromID().isEmpty());
+    }
+
+    void aLockedKeychainLosesNoToken()
+    {
+        if (tokenStore() != QLatin1String("keychain"))
+            QSKIP("no keychain in this run: nothing to lock");
+        // The keychain is locked (as a screen lock does) and cannot be unlocked: no one is there
+        // to answer gnome-keyring's prompt.
+        QProcess lock;
+        lock.start(QStringLiteral("dbus-send"),
+                   {QStringLiteral("--session"), QStringLiteral("--print-reply"), QStringLiteral("--dest=org.freedesktop.secrets"),
+                    QStringLiteral("/org/freedesktop/secrets"), QStringLiteral("org.freedesktop.Secret.Service.Lock"),
+                    QStringLiteral("array:objpath:/org/freedesktop/secrets/collection/login")});
+        QVERIFY2(lock.waitForFinished(10000) && lock.exitCode() == 0, lock.readAllStandardError().constData());
+        // (QtKeychain 0.13 with gnome-keyring reads a locked entry as a missing one.)
+        QVERIFY(Keychain::read(Workspace::storagePath()).status != Keychain::Result::Ok);
+
+        // A new token in Settings…: it cannot go to the keychain, so it goes to the file.
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<SettingsDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->findChild<QLineEdit*>(QStringLiteral("token"))->setText(QStringLiteral("sk-rotated"));
+            dialog->accept();
+        });
+        window->openSettings();
+        QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
+        QVERIFY(child<QLabel>("tokenWarning")->isVisible());
+        QVERIFY2(workspace->tokenWarning().contains(QLatin1String("keychain")), qPrintable(workspace->tokenWarning()));
+        QFile file(Workspace::storagePath());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray saved = file.readAll();
+        QVERIFY(saved.contains("sk-rotated") && saved.contains("Bearer mcp-secret"));
+        QCOMPARE(file.permissions() & ~(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser | QFileDevice::WriteUser),
+                 QFileDevice::Permissions());
+        file.close();
+
+        // Started again while it is still locked: every secret comes back, from the file.
+        QVERIFY(restart());
+        QCOMPARE(workspace->configuredModel().getToken(), QStringLiteral("sk-rotated"));
+        QCOMPARE(Center::getInstance()->getMCP(QStringLiteral("docs")).getHeaders().value(QStringLiteral("Authorization")),
+                 QStringLiteral("Bearer mcp-secret"));
+        QVERIFY(child<QLabel>("tokenWarning")->isVisible());
     }
 };
 
