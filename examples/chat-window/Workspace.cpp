@@ -152,8 +152,13 @@ bool Workspace::open(QString* error)
             return false;
         }
         QJsonObject saved = QJsonDocument::fromJson(file.readAll()).object();
+        const bool omitted = saved.value(QLatin1String("secretsOmitted")).toBool();
+        const bool tokensInFile = !omitted && hasTokens(saved);
+        // A file that holds tokens (written when the keychain failed, or by a version of this
+        // window before it had one) is made the owner's alone now, not at the next save.
+        if (tokensInFile)
+            file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
         if (Keychain::built()) {
-            const bool omitted = saved.value(QLatin1String("secretsOmitted")).toBool();
             const Keychain::Result secrets = Keychain::read(storagePath());
             if (secrets.status == Keychain::Result::Ok) {
                 saved = withSecrets(saved, parseSecrets(secrets.data));
@@ -169,13 +174,13 @@ bool Workspace::open(QString* error)
                 unreadSecrets = true;
                 warning = QStringLiteral("The saved tokens are not in the system keychain (locked, or removed): unlock it, or enter them again in Settings…");
             }
-            if (!omitted && hasTokens(saved)) {
-                // The last save could not use the keychain: the tokens are in the file until the
-                // next save moves them.
+            if (tokensInFile) {
+                // The tokens stay in the file until a save can move them to the keychain.
                 store = TokenStore::File;
-                note = QStringLiteral("Tokens are saved in %1, readable only by you: the system keychain failed when they were saved.").arg(file.fileName());
+                note = QStringLiteral("Tokens are saved in %1, readable only by you, not in the system keychain; the next save moves them there if it can.")
+                           .arg(file.fileName());
                 if (warning.isEmpty())
-                    warning = QStringLiteral("Tokens are saved in %1 (readable only by you): the system keychain failed when they were saved").arg(file.fileName());
+                    warning = QStringLiteral("Tokens are saved in %1 (readable only by you), not in the system keychain").arg(file.fileName());
             }
         }
         if (!center->fromJson(JsonConfig(QJsonDocument(saved)))) {

@@ -25,7 +25,8 @@ public:
     // keychain (a token in the file wins: it is newer, written when the keychain failed) and
     // chooses the model; false with `error` set when the saved file is unreadable or the demo
     // server does not start. A keychain that cannot be read leaves its tokens out, says so in
-    // tokenNote() and is not overwritten by save() with less than it holds.
+    // tokenNote() and is not overwritten by save() with less than it holds. A file that holds
+    // tokens is made readable by its owner only at once.
     bool open(QString* error);
     // Saves the Center: the secretless document to the file and the secrets to the keychain,
     // or — without a keychain, or when writing it fails — the whole Center to the file. The

@@ -383,6 +383,36 @@ private Q_SLOTS:
         QVERIFY(window->currentDialog()->getMessageCount() > 0 || window->currentDialog()->getBranchFromID().isEmpty());
     }
 
+    void anOldFileWithTokensIsClosedAndMoved()
+    {
+        // What a chat window before the keychain left: the whole Center, tokens included, in a
+        // file anyone could read.
+        const QByteArray old = Center::getInstance()->toJson().toString(QJsonDocument::Indented).toUtf8();
+        QFile file(Workspace::storagePath());
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(old) == old.size());
+        file.close();
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther));
+
+        QVERIFY(restart());
+        QCOMPARE(workspace->configuredModel().getToken(), QStringLiteral("sk-local"));
+        QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
+        QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
+        QVERIFY(child<QLabel>("tokenWarning")->isVisible()); // until a save moves them
+
+        QString error;
+        QVERIFY2(workspace->save(&error), qPrintable(error));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray saved = file.readAll();
+        if (tokenStore() == QLatin1String("keychain")) {
+            QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::Keychain);
+            QVERIFY2(!saved.contains("sk-local") && !saved.contains("mcp-secret"), saved.constData());
+            QVERIFY(workspace->tokenWarning().isEmpty());
+        } else {
+            QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
+            QVERIFY(saved.contains("sk-local"));
+        }
+    }
+
     void aLockedKeychainLosesNoToken()
     {
         if (tokenStore() != QLatin1String("keychain"))
