@@ -62,6 +62,7 @@ ChatWindow::ChatWindow(Workspace* workspace, QWidget* parent)
     , askBeforeTools(new QAction(tr("Ask before running tools"), this))
     , usage(new QLabel)
     , source(new QLabel)
+    , tokenWarning(new QLabel)
 {
     setWindowTitle(tr("Visindigo Agent — chat"));
 
@@ -133,9 +134,14 @@ ChatWindow::ChatWindow(Workspace* workspace, QWidget* parent)
     toolBar->addAction(askBeforeTools);
     source->setObjectName(QStringLiteral("source"));
     usage->setObjectName(QStringLiteral("usage"));
+    tokenWarning->setObjectName(QStringLiteral("tokenWarning"));
+    tokenWarning->setStyleSheet(QStringLiteral("color: #8a5a00"));
+    tokenWarning->setWordWrap(true);
     statusBar()->addWidget(source, 1);
+    statusBar()->addWidget(tokenWarning, 2);
     statusBar()->addPermanentWidget(usage);
     source->setText(workspace->describe());
+    showTokenWarning();
 
     connect(newButton, &QPushButton::clicked, this, &ChatWindow::newConversation);
     connect(sendButton, &QPushButton::clicked, this, &ChatWindow::send);
@@ -339,11 +345,25 @@ void ChatWindow::deleteConversation()
     });
 }
 
+void ChatWindow::showTokenWarning()
+{
+    const QString text = workspace->tokenWarning();
+    tokenWarning->setText(text.isEmpty() ? QString() : QStringLiteral("⚠ ") + text);
+    tokenWarning->setToolTip(workspace->tokenNote());
+    tokenWarning->setVisible(!text.isEmpty());
+}
+
 void ChatWindow::openSettings()
 {
     SettingsDialog dialog(workspace->configuredModel(), this);
+    dialog.setTokenNote(workspace->tokenNote());
     if (dialog.exec() != QDialog::Accepted)
         return;
     workspace->configure(dialog.model());
     source->setText(workspace->describe());
+    // A new token is stored now (keychain or file), not only on quit.
+    QString error;
+    if (!workspace->save(&error))
+        statusBar()->showMessage(error, 10000);
+    showTokenWarning();
 }

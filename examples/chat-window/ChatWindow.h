@@ -3,7 +3,8 @@
 // The chat window (SPEC §H.5): conversations on the left (a DialogListModel: new, branch from
 // here, delete), the selected one's messages on the right (a MessageModel drawn by
 // MessageDelegate), an input box (Ctrl+Enter sends), Send / Stop / Regenerate, tool approval
-// prompts, and fallback, retry and token usage notices in the status bar.
+// prompts, and fallback, retry and token usage notices in the status bar — and a warning there
+// while the tokens are kept in the saved file rather than the system keychain (SPEC §I.5.2).
 #ifndef VI_CHAT_WINDOW_CHAT_WINDOW_H
 #define VI_CHAT_WINDOW_CHAT_WINDOW_H
 
@@ -53,6 +54,8 @@ private:
     void select(const QString& id);
     void updateButtons();
     void askNextApproval();
+    // The status bar's warning about where the tokens are (Workspace::tokenWarning()).
+    void showTokenWarning();
 
     Workspace* workspace;
     Visindigo::Agent::DialogListModel* conversations;
@@ -71,6 +74,7 @@ private:
     QAction* askBeforeTools;
     QLabel* usage;
     QLabel* source;
+    QLabel* tokenWarning;
 
     QPointer<Visindigo::Agent::Dialog> current;
     QList<QMetaObject::Connection> dialogConnections;

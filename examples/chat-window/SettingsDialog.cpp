@@ -17,6 +17,7 @@ SettingsDialog::SettingsDialog(const Model& model, QWidget* parent)
     , api(new QComboBox)
     , name(new QLineEdit(model.getName()))
     , token(new QLineEdit(model.getToken()))
+    , tokenNote(new QLabel)
     , problem(new QLabel)
 {
     setWindowTitle(tr("Settings"));
@@ -31,6 +32,10 @@ SettingsDialog::SettingsDialog(const Model& model, QWidget* parent)
     name->setPlaceholderText(QStringLiteral("gpt-4o-mini"));
     token->setObjectName(QStringLiteral("token"));
     token->setEchoMode(QLineEdit::Password);
+    tokenNote->setObjectName(QStringLiteral("tokenNote"));
+    tokenNote->setWordWrap(true);
+    tokenNote->setStyleSheet(QStringLiteral("color: #555555"));
+    tokenNote->hide();
     problem->setObjectName(QStringLiteral("problem"));
     problem->setStyleSheet(QStringLiteral("color: #b00020"));
     problem->hide();
@@ -40,6 +45,7 @@ SettingsDialog::SettingsDialog(const Model& model, QWidget* parent)
     form->addRow(tr("API"), api);
     form->addRow(tr("Model"), name);
     form->addRow(tr("Token"), token);
+    form->addRow(QString(), tokenNote);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
@@ -47,6 +53,12 @@ SettingsDialog::SettingsDialog(const Model& model, QWidget* parent)
     layout->addLayout(form);
     layout->addWidget(problem);
     layout->addWidget(buttons);
+}
+
+void SettingsDialog::setTokenNote(const QString& note)
+{
+    tokenNote->setText(note);
+    tokenNote->setVisible(!note.isEmpty());
 }
 
 Model SettingsDialog::model() const

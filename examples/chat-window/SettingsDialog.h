@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// The chat window's settings: where answers come from (url, API, model name, token).
+// The chat window's settings: where answers come from (url, API, model name, token), and where the token is kept.
 #ifndef VI_CHAT_WINDOW_SETTINGS_DIALOG_H
 #define VI_CHAT_WINDOW_SETTINGS_DIALOG_H
 
@@ -22,6 +22,9 @@ public:
     // The model as edited (the same id).
     Visindigo::Agent::Model model() const;
 
+    // Says under the token where it is kept (Workspace::tokenNote()).
+    void setTokenNote(const QString& note);
+
     void accept() override;
 
 private:
@@ -30,6 +33,7 @@ private:
     QComboBox* api;
     QLineEdit* name;
     QLineEdit* token;
+    QLabel* tokenNote;
     QLabel* problem;
 };
 

@@ -5,9 +5,17 @@
 // round, Stop during the second answer keeps what was said, "Branch from here" and Regenerate
 // make new conversations, the settings dialog refuses an incomplete model and then points the
 // window at a local server, where a tool call waits for the user's approval and the status bar
-// shows the token usage, and the conversations come back from the saved file as after a restart.
-// It grabs the window to $VI_SCREENSHOT (the README's picture).
+// shows the token usage, the token entered there is stored where the window says (SPEC §I.5.2),
+// and the conversations and tokens come back from what was saved as after a restart.
+// It grabs the window to $VI_SCREENSHOT (the README's picture), and the window and its settings
+// with the token's place to $VI_SCREENSHOT with "-tokens" and "-settings" before ".png".
+//
+// VI_TOKEN_STORE says where the tokens must go (examples/CMakeLists.txt runs it both ways):
+// "keychain" — a keychain answers (tools/with-keyring.sh: a fresh gnome-keyring on a private
+// D-Bus session); "file" — none does (no session bus, or no QtKeychain in the build);
+// "skip:<why>" — no keychain could be set up: the suite is skipped, saying why.
 #include "ChatWindow.h"
+#include "Keychain.h"
 #include "MessageDelegate.h"
 #include "SettingsDialog.h"
 #include "Workspace.h"
@@ -18,6 +26,7 @@
 #include <Agent/MessageModel.h>
 
 #include <QtCore/QFile>
+#include <QtCore/QFileInfo>
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QTemporaryFile>
@@ -36,6 +45,19 @@ using namespace Visindigo::Agent;
 namespace {
 
 const QString kReminder = QStringLiteral("Offline demo: I only replay a script.");
+
+// VI_TOKEN_STORE (above).
+QString tokenStore()
+{
+    return qEnvironmentVariable("VI_TOKEN_STORE");
+}
+
+// $VI_SCREENSHOT with `suffix` before its ".png".
+QString screenshot(const QString& suffix)
+{
+    QString path = qEnvironmentVariable("VI_SCREENSHOT", QStringLiteral("chat-window.png"));
+    return path.insert(path.size() - 4, suffix);
+}
 
 QStringList rows(QListView* view)
 {
@@ -87,6 +109,10 @@ class TestChatWindow : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
+        if (tokenStore().startsWith(QLatin1String("skip:")))
+            QSKIP(qPrintable(tokenStore().mid(5)));
+        if (tokenStore() == QLatin1String("keychain") && !Keychain::built())
+            QSKIP("this build has no QtKeychain (Debian: qtkeychain-qt6-dev; CMake option VISINDIGO_AGENT_KEYCHAIN)");
         QVERIFY(home.isValid());
         qputenv("XDG_DATA_HOME", home.path().toUtf8()); // AppDataLocation below it
         QCoreApplication::setApplicationName(QStringLiteral("chat-window"));
@@ -260,26 +286,173 @@ private Q_SLOTS:
         QVERIFY(server.waitForFinished(5000));
     }
 
+    void theTokenIsKeptWhereTheWindowSays()
+    {
+        // An MCP server with a credential header, beside the model's token from Settings…
+        MCP docs(QStringLiteral("docs"));
+        docs.setTransport(MCP::Transport::StreamableHttp).setUrl(QUrl(QStringLiteral("http://127.0.0.1:9/mcp"))).setEnabled(false);
+        docs.setHeaders({{QStringLiteral("Authorization"), QStringLiteral("Bearer mcp-secret")},
+                         {QStringLiteral("Accept-Language"), QStringLiteral("de")}});
+        Center::getInstance()->addMCP(docs);
+        QString error;
+        QVERIFY2(workspace->save(&error), qPrintable(error));
+
+        QFile file(Workspace::storagePath());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray saved = file.readAll();
+        // Readable by its owner only, wherever the tokens are.
+        const QFileDevice::Permissions others = QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup
+                                               | QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
+        QCOMPARE(file.permissions() & others, QFileDevice::Permissions());
+        QVERIFY(file.permissions().testFlags(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QVERIFY(saved.contains("Accept-Language")); // not a credential: stays in the file
+        auto* warning = child<QLabel>("tokenWarning");
+        if (tokenStore() == QLatin1String("keychain")) {
+            QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::Keychain);
+            QVERIFY2(!saved.contains("sk-local") && !saved.contains("mcp-secret"), saved.constData());
+            QVERIFY(saved.contains("\"secretsOmitted\": true"));
+            QVERIFY(!warning->isVisible());
+            const Keychain::Result entry = Keychain::read(Workspace::storagePath());
+            QCOMPARE(entry.status, Keychain::Result::Ok);
+            QVERIFY(entry.data.contains("sk-local") && entry.data.contains("Bearer mcp-secret"));
+            QVERIFY(!entry.data.contains("Accept-Language"));
+        } else if (tokenStore() == QLatin1String("file")) {
+            QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
+            QVERIFY(saved.contains("sk-local") && saved.contains("mcp-secret"));
+            QVERIFY(!saved.contains("secretsOmitted"));
+            QVERIFY(warning->isVisible());
+            QVERIFY2(warning->text().contains(QLatin1String("keychain")) && warning->text().contains(Workspace::storagePath()),
+                     qPrintable(warning->text()));
+        }
+        QVERIFY2(window->grab().save(screenshot(QStringLiteral("-tokens"))), qPrintable(screenshot(QStringLiteral("-tokens"))));
+
+        // Settings… says where the token is kept.
+        QString note;
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<SettingsDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            auto* label = dialog->findChild<QLabel*>(QStringLiteral("tokenNote"));
+            QVERIFY(label && label->isVisible());
+            note = label->text();
+            QVERIFY(dialog->grab().save(screenshot(QStringLiteral("-settings"))));
+            dialog->reject();
+        });
+        window->openSettings();
+        QCOMPARE(note, workspace->tokenNote());
+        QVERIFY2(note.contains(tokenStore() == QLatin1String("keychain") ? QLatin1String("kept in the system keychain")
+                                                                         : QLatin1String("readable only by you")),
+                 qPrintable(note));
+    }
+
+    // Quits and starts again: the window and workspace go, and the new ones see what a new
+    // process would — the Center restored from the file (and the keychain), nothing else.
+    bool restart()
+    {
+        window.reset();
+        workspace.reset();
+        if (!Center::getInstance()->fromJson(Visindigo::Utility::JsonConfig(QStringLiteral(R"({"dialogs":[]})")))
+            || !Center::getInstance()->getModelIds().isEmpty())
+            return false;
+        workspace = std::make_unique<Workspace>();
+        QString error;
+        if (!workspace->open(&error)) {
+            qWarning("%s", qPrintable(error));
+            return false;
+        }
+        window = std::make_unique<ChatWindow>(workspace.get());
+        window->show();
+        return QTest::qWaitForWindowExposed(window.get());
+    }
+
     void conversationsComeBackAfterARestart()
     {
         QString error;
         QVERIFY2(workspace->save(&error), qPrintable(error));
         const QStringList before = Center::getInstance()->getDialogIds();
-        window.reset();
-        workspace.reset();
-        // What a new process sees: the Center it restores from the file, nothing else.
-        QVERIFY(Center::getInstance()->fromJson(Visindigo::Utility::JsonConfig(QStringLiteral(R"({"dialogs":[]})"))));
-        workspace = std::make_unique<Workspace>();
-        QVERIFY2(workspace->open(&error), qPrintable(error));
+        QVERIFY(restart());
         QVERIFY(!workspace->isDemo()); // the configured model was saved too
-        window = std::make_unique<ChatWindow>(workspace.get());
-        window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
         QCOMPARE(Center::getInstance()->getDialogIds(), before);
+        // The secrets too, from the keychain or the file.
+        QCOMPARE(workspace->configuredModel().getToken(), QStringLiteral("sk-local"));
+        QCOMPARE(Center::getInstance()->getMCP(QStringLiteral("docs")).getHeaders().value(QStringLiteral("Authorization")),
+                 QStringLiteral("Bearer mcp-secret"));
+        QCOMPARE(child<QLabel>("tokenWarning")->isVisible(), tokenStore() == QLatin1String("file"));
         auto* conversations = child<QListView>("conversations");
         QTRY_COMPARE(conversations->model()->rowCount(), 4);
         QTRY_VERIFY(window->currentDialog());
         QVERIFY(window->currentDialog()->getMessageCount() > 0 || window->currentDialog()->getBranchFromID().isEmpty());
+    }
+
+    void anOldFileWithTokensIsClosedAndMoved()
+    {
+        // What a chat window before the keychain left: the whole Center, tokens included, in a
+        // file anyone could read.
+        const QByteArray old = Center::getInstance()->toJson().toString(QJsonDocument::Indented).toUtf8();
+        QFile file(Workspace::storagePath());
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(old) == old.size());
+        file.close();
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther));
+
+        QVERIFY(restart());
+        QCOMPARE(workspace->configuredModel().getToken(), QStringLiteral("sk-local"));
+        QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
+        QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
+        QVERIFY(child<QLabel>("tokenWarning")->isVisible()); // until a save moves them
+
+        QString error;
+        QVERIFY2(workspace->save(&error), qPrintable(error));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray saved = file.readAll();
+        if (tokenStore() == QLatin1String("keychain")) {
+            QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::Keychain);
+            QVERIFY2(!saved.contains("sk-local") && !saved.contains("mcp-secret"), saved.constData());
+            QVERIFY(workspace->tokenWarning().isEmpty());
+        } else {
+            QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
+            QVERIFY(saved.contains("sk-local"));
+        }
+    }
+
+    void aLockedKeychainLosesNoToken()
+    {
+        if (tokenStore() != QLatin1String("keychain"))
+            QSKIP("no keychain in this run: nothing to lock");
+        // The keychain is locked (as a screen lock does) and cannot be unlocked: no one is there
+        // to answer gnome-keyring's prompt.
+        QProcess lock;
+        lock.start(QStringLiteral("dbus-send"),
+                   {QStringLiteral("--session"), QStringLiteral("--print-reply"), QStringLiteral("--dest=org.freedesktop.secrets"),
+                    QStringLiteral("/org/freedesktop/secrets"), QStringLiteral("org.freedesktop.Secret.Service.Lock"),
+                    QStringLiteral("array:objpath:/org/freedesktop/secrets/collection/login")});
+        QVERIFY2(lock.waitForFinished(10000) && lock.exitCode() == 0, lock.readAllStandardError().constData());
+        // (QtKeychain 0.13 with gnome-keyring reads a locked entry as a missing one.)
+        QVERIFY(Keychain::read(Workspace::storagePath()).status != Keychain::Result::Ok);
+
+        // A new token in Settings…: it cannot go to the keychain, so it goes to the file.
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<SettingsDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->findChild<QLineEdit*>(QStringLiteral("token"))->setText(QStringLiteral("sk-rotated"));
+            dialog->accept();
+        });
+        window->openSettings();
+        QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
+        QVERIFY(child<QLabel>("tokenWarning")->isVisible());
+        QVERIFY2(workspace->tokenWarning().contains(QLatin1String("keychain")), qPrintable(workspace->tokenWarning()));
+        QFile file(Workspace::storagePath());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray saved = file.readAll();
+        QVERIFY(saved.contains("sk-rotated") && saved.contains("Bearer mcp-secret"));
+        QCOMPARE(file.permissions() & ~(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser | QFileDevice::WriteUser),
+                 QFileDevice::Permissions());
+        file.close();
+
+        // Started again while it is still locked: every secret comes back, from the file.
+        QVERIFY(restart());
+        QCOMPARE(workspace->configuredModel().getToken(), QStringLiteral("sk-rotated"));
+        QCOMPARE(Center::getInstance()->getMCP(QStringLiteral("docs")).getHeaders().value(QStringLiteral("Authorization")),
+                 QStringLiteral("Bearer mcp-secret"));
+        QVERIFY(child<QLabel>("tokenWarning")->isVisible());
     }
 };
 
