@@ -204,6 +204,13 @@ impl Rpc {
         message
     }
 
+    /// Queues a request whose answer nobody waits for (`tasks/cancel` of a call given up: SPEC
+    /// §I.3.4); its answer, when it comes, is ignored like a late one.
+    pub fn send_later(&self, method: &str, params: Value) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let _ = self.outgoing_tx.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    }
+
     /// What the client sends on its own, for the connection to send (taken once).
     pub fn outgoing(&self) -> Option<mpsc::UnboundedReceiver<Value>> {
         self.outgoing_rx.lock().unwrap_or_else(|e| e.into_inner()).take()

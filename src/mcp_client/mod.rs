@@ -40,6 +40,7 @@ mod protocol;
 mod sse;
 mod stdio;
 mod streamable_http;
+mod tasks;
 
 pub use protocol::Tool;
 pub(crate) use jsonrpc::{Progress, Responder, ServerRequest};
@@ -91,6 +92,8 @@ pub(crate) struct Connection {
     session: tokio::sync::Mutex<u64>,
     auth: Arc<Authorization>,
     asking: Arc<Askers>,
+    /// Whether the server runs `tools/call` as a task (SPEC §I.3.4), as its last `initialize` said.
+    runs_tasks: AtomicBool,
 }
 
 /// Who answers the server's elicitation and sampling requests made during a tool call (SPEC
@@ -252,7 +255,7 @@ impl Connection {
                 }
             }
         };
-        let connection = Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0), auth, asking };
+        let connection = Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0), auth, asking, runs_tasks: AtomicBool::new(false) };
         let ready = async {
             let mut tries = 0;
             loop {
@@ -314,6 +317,7 @@ impl Connection {
         self.send(&message).await?;
         let result = pending.wait().await.map_err(SendError::Failed)?;
         let version = protocol::negotiated_version(&result).map_err(SendError::Failed)?;
+        self.runs_tasks.store(tasks::server_runs_tool_tasks(&result), Ordering::Relaxed);
         if let Link::Http(h) = &self.link {
             h.set_version(&version);
         }
@@ -440,7 +444,9 @@ impl Connection {
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({"cursor": c}));
             let (page, next) = protocol::parse_tools(&self.request("tools/list", params).await?);
-            tools.extend(page);
+            // A tool the client cannot call is never offered (SPEC §I.3.4).
+            let runs_tasks = self.runs_tasks.load(Ordering::Relaxed);
+            tools.extend(page.into_iter().filter(|t| tasks::callable(t.task, runs_tasks)));
             match next {
                 Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
                 _ => break,
@@ -459,11 +465,25 @@ impl Connection {
         self.tools.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// `tools/call`: the Tool message, `{"error": …}` on any failure (SPEC §E.11).
+    /// `tools/call`: the Tool message, `{"error": …}` on any failure (SPEC §E.11); a tool that
+    /// may be a task is called as one and followed to its result (SPEC §I.3.4).
     pub(crate) async fn call(&self, tool: &str, arguments: Value, watch: &Watch<'_>) -> ToolOutput {
-        let params = json!({"name": tool, "arguments": arguments});
+        let mut params = json!({"name": tool, "arguments": arguments});
+        let support = self.tools.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|t| t.name == tool).map(|t| t.task);
+        if tasks::wanted(support.unwrap_or_default(), self.runs_tasks.load(Ordering::Relaxed)) {
+            params["task"] = json!({});
+        }
         let failed = |reason: String| ToolOutput::from(json!({"error": crate::redact::redact(&reason)}).to_string());
-        match self.exchange("tools/call", Some(params), Some(watch)).await {
+        let answer = match self.exchange("tools/call", Some(params), Some(watch)).await {
+            Ok(result) => tasks::read_call(&result).map_err(RequestError::Failed),
+            Err(e) => Err(e),
+        };
+        let outcome = match answer {
+            Ok(tasks::Answer::Task(task)) => tasks::follow(self, task, watch).await,
+            Ok(tasks::Answer::Result(result)) => Ok(result),
+            Err(e) => Err(e),
+        };
+        match outcome {
             Ok(result) => protocol::call_result(&result),
             Err(RequestError::Failed(reason)) => failed(self.explain_failed_request(reason)),
             Err(RequestError::TimedOut(limit)) => failed(format!("the MCP tool call {tool} timed out: {}", silence(limit))),
@@ -754,8 +774,9 @@ impl RunTools {
 
 /// Everything the client does with one message from a server, for the `mcp_messages` fuzz
 /// target: dispatched as an answer to a pending request (and as a batch), then read as an
-/// initialize result, a tools/list result and a tools/call result, and (an array of strings)
-/// as an entry's roots. Must never panic.
+/// initialize result, a tools/list result, a tools/call result (a task of either revision
+/// too) and a `tasks/get` result, and (an array of strings) as an entry's roots. Must never
+/// panic.
 #[cfg(fuzzing)]
 pub fn read_server_message(message: serde_json::Value) {
     let rpc = jsonrpc::Rpc::new();
@@ -768,6 +789,9 @@ pub fn read_server_message(message: serde_json::Value) {
     let _ = protocol::negotiated_version(&message);
     let _ = protocol::parse_tools(&message);
     let _ = protocol::call_result(&message);
+    let _ = tasks::server_runs_tool_tasks(&message);
+    let _ = tasks::read_call(&message);
+    let _ = tasks::read_task(&message);
     // An entry's roots come from the Center document as strings: any of them makes a root.
     if let Some(list) = message.as_array() {
         let uris: Vec<String> = list.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();

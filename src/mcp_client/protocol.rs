@@ -64,25 +64,25 @@ pub struct Tool {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
+    /// Whether it may or must be called as a task (2025-11-25 `execution.taskSupport`).
+    pub task: super::tasks::Support,
 }
 
-/// The tools of one `tools/list` page the client can call, and the cursor of the next page,
-/// if any. A tool that must be called as a task (`execution.taskSupport: "required"`,
-/// 2025-11-25) is left out: this client does not call tasks yet (SPEC §I.3.4), and a tool it
-/// cannot call is never offered to the model.
+/// The tools of one `tools/list` page, with their task support (SPEC §I.3.4; the connection
+/// leaves out those it cannot call), and the cursor of the next page, if any.
 pub fn parse_tools(result: &Value) -> (Vec<Tool>, Option<String>) {
     let tools = result
         .get("tools")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) != Some("required"))
         .filter_map(|t| {
             let name = t.get("name")?.as_str()?.to_owned();
             Some(Tool {
                 name,
                 description: t.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 input_schema: t.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"})),
+                task: super::tasks::support(t),
             })
         })
         .collect();
@@ -181,17 +181,23 @@ mod tests {
     #[test]
     fn tools_and_cursor() {
         let (tools, cursor) = parse_tools(&json!({"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {}}}, {"description": "nameless"}], "nextCursor": "2"}));
-        assert_eq!(tools, vec![Tool { name: "a".into(), description: "".into(), input_schema: json!({"type": "object", "properties": {}}) }]);
+        assert_eq!(tools, vec![Tool { name: "a".into(), description: "".into(), input_schema: json!({"type": "object", "properties": {}}), task: Default::default() }]);
         assert_eq!(cursor.as_deref(), Some("2"));
         assert_eq!(parse_tools(&json!({"tools": [], "nextCursor": ""})).1, None);
     }
 
     #[test]
-    fn a_tool_that_must_be_a_task_is_not_offered() {
+    fn tools_keep_their_task_support() {
+        use super::super::tasks::Support;
         let tool = |name: &str, support: &str| json!({"name": name, "execution": {"taskSupport": support}});
         let listed = json!({"tools": [tool("required", "required"), tool("optional", "optional"), tool("forbidden", "forbidden"), {"name": "plain"}]});
-        let names: Vec<String> = parse_tools(&listed).0.into_iter().map(|t| t.name).collect();
-        assert_eq!(names, ["optional", "forbidden", "plain"]);
+        let read: Vec<(String, Support)> = parse_tools(&listed).0.into_iter().map(|t| (t.name, t.task)).collect();
+        assert_eq!(read, [
+            ("required".to_owned(), Support::Required),
+            ("optional".to_owned(), Support::Optional),
+            ("forbidden".to_owned(), Support::Forbidden),
+            ("plain".to_owned(), Support::Forbidden),
+        ]);
     }
 
     #[test]

@@ -1,0 +1,326 @@
+//! Tool calls run as tasks (SPEC §I.3.4): MCP 2025-11-25's task-augmented `tools/call` and the
+//! flat task result of 2026-07-28, read by the same functions.
+//!
+//! **2025-11-25.** A server that declares `capabilities.tasks.requests.tools.call` runs the
+//! tools whose `execution.taskSupport` is `required` or `optional` as tasks when the call carries
+//! `"task": {}`: the answer is a `CreateTaskResult` (`{"task": {taskId, status, pollInterval,
+//! …}}`), `tasks/get` answers the task object, `tasks/result` blocks until the task is over and
+//! answers the tool's result — and it is on its stream that the server delivers what it asks
+//! meanwhile (elicitation, sampling, with the task `input_required`). The client declares
+//! nothing for this: the client capability `tasks` is about requests the *server* would make
+//! as tasks (sampling, elicitation), which this client does not run as tasks.
+//!
+//! **2026-07-28.** The server decides (extension `io.modelcontextprotocol/tasks`): a result
+//! with `resultType: "task"` carries the task flat (`taskId`, `status`, `ttlMs`,
+//! `pollIntervalMs`), and `tasks/get` answers the final result inline (`result`) once done;
+//! there is no `tasks/result`. No server implements it yet (the official SDKs have the types
+//! only), so this part is tested by its unit tests only.
+//!
+//! **Following a task.** `tasks/get` every `pollInterval` (1 s when not said, at least 100 ms);
+//! each change of status or status message is reported as progress (`mcpProgress`, its
+//! message the status message) and starts the call's time limit again. `input_required` and
+//! `completed` take the result with `tasks/result` (polling goes on meanwhile); `failed`
+//! takes it too (the tool's error), `cancelled` fails the call. A call given up — the run
+//! aborted or stopped (its future dropped), the time limit passed, a poll failed — sends
+//! `tasks/cancel`.
+
+use super::jsonrpc::Rpc;
+use super::{Connection, RequestError, Watch};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// A tool's `execution.taskSupport` (absent: forbidden).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Support {
+    #[default]
+    Forbidden,
+    Optional,
+    Required,
+}
+
+/// The task support a `tools/list` entry declares.
+pub fn support(tool: &Value) -> Support {
+    match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
+        Some("required") => Support::Required,
+        Some("optional") => Support::Optional,
+        _ => Support::Forbidden,
+    }
+}
+
+/// Whether an `initialize` result says the server runs `tools/call` as a task (2025-11-25).
+pub fn server_runs_tool_tasks(initialize: &Value) -> bool {
+    initialize.pointer("/capabilities/tasks/requests/tools/call").is_some_and(Value::is_object)
+}
+
+/// Whether a tool with `support` can be called on a server that does (`capable`) or does not
+/// run tool calls as tasks: a tool that must be a task cannot be called elsewhere.
+pub fn callable(support: Support, capable: bool) -> bool {
+    capable || support != Support::Required
+}
+
+/// Whether a call of a tool with `support` asks for a task.
+pub fn wanted(support: Support, capable: bool) -> bool {
+    capable && support != Support::Forbidden
+}
+
+/// A task's status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+    /// A status this client does not know: followed as working.
+    Other(String),
+}
+
+impl Status {
+    fn read(s: &str) -> Status {
+        match s {
+            "working" => Status::Working,
+            "input_required" => Status::InputRequired,
+            "completed" => Status::Completed,
+            "failed" => Status::Failed,
+            "cancelled" => Status::Cancelled,
+            other => Status::Other(other.to_owned()),
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Status::Working => "working",
+            Status::InputRequired => "input_required",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+            Status::Other(s) => s,
+        }
+    }
+}
+
+/// What the client knows of a task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub id: String,
+    pub status: Status,
+    pub message: Option<String>,
+    /// How long to wait before the next `tasks/get` (the server's hint, bounded).
+    pub poll: Duration,
+    /// The final result, when the server gives it inline (2026-07-28's `tasks/get`).
+    pub result: Option<Value>,
+}
+
+/// The poll interval when the server names none.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// The shortest and longest waits between polls, whatever the server says.
+const MIN_POLL: Duration = Duration::from_millis(100);
+const MAX_POLL: Duration = Duration::from_secs(60);
+
+/// Reads a task object: 2025-11-25's (`pollInterval`) or 2026-07-28's (`pollIntervalMs`,
+/// maybe the final `result` inline).
+pub fn read_task(task: &Value) -> Result<Task, String> {
+    let id = task.get("taskId").and_then(Value::as_str).filter(|id| !id.is_empty()).ok_or("the task has no taskId")?;
+    let status = task.get("status").and_then(Value::as_str).ok_or("the task has no status")?;
+    let poll = ["pollInterval", "pollIntervalMs"]
+        .iter()
+        .find_map(|k| task.get(*k).and_then(Value::as_f64))
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .map_or(DEFAULT_POLL, |ms| Duration::from_millis(ms.min(MAX_POLL.as_millis() as f64) as u64).max(MIN_POLL));
+    Ok(Task {
+        id: id.to_owned(),
+        status: Status::read(status),
+        message: task.get("statusMessage").and_then(Value::as_str).map(str::to_owned),
+        poll,
+        result: task.get("result").filter(|r| r.is_object()).cloned(),
+    })
+}
+
+/// What a `tools/call` answered: a task to follow, or the tool's result itself (a server may
+/// run an `optional` tool at once).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    Task(Task),
+    Result(Value),
+}
+
+/// Reads a `tools/call` result: 2025-11-25's `CreateTaskResult` (`{"task": {…}}`), 2026-07-28's
+/// flat `resultType: "task"`, or anything else as the tool's result.
+pub fn read_call(result: &Value) -> Result<Answer, String> {
+    let bad = |e: String| format!("the server's task is not readable: {e}");
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return read_task(result).map(Answer::Task).map_err(bad);
+    }
+    match result.get("task") {
+        Some(task) if result.get("content").is_none() => read_task(task).map(Answer::Task).map_err(bad),
+        _ => Ok(Answer::Result(result.clone())),
+    }
+}
+
+/// Sends `tasks/cancel` for a task when dropped armed: the call was given up.
+struct Cancel<'a> {
+    rpc: &'a Arc<Rpc>,
+    id: String,
+    armed: bool,
+}
+
+impl Drop for Cancel<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            tracing::debug!(target: crate::log::MCP, task = %self.id, "cancelling the task of a call given up");
+            self.rpc.send_later("tasks/cancel", json!({"taskId": self.id}));
+        }
+    }
+}
+
+/// What one turn of the loop of [`follow`] saw.
+enum Turn {
+    Fetched(Result<Value, RequestError>),
+    Polled(Result<Value, String>),
+    Late,
+}
+
+/// A watch for `tasks/result`: the run's progress and asker, a limit the loop of [`follow`]
+/// enforces itself (the status is polled meanwhile).
+const RESULT_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Follows `task` (just created by a `tools/call` of `tool`) to its result; `watch` hears the
+/// status changes as progress, answers the server's requests, and gives the time limit,
+/// counted from the last status change. Given up (dropped, timed out, failed), the task is
+/// cancelled on the server.
+pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watch<'_>) -> Result<Value, RequestError> {
+    let mut cancel = Cancel { rpc: &connection.rpc, id: task.id.clone(), armed: true };
+    let result_watch = Watch { limit: RESULT_LIMIT, on_progress: watch.on_progress, asker: watch.asker.clone() };
+    let id = task.id.clone();
+    let fetch = || connection.exchange("tasks/result", Some(json!({"taskId": id})), Some(&result_watch));
+    let mut fetching: Option<futures_util::future::BoxFuture<'_, Result<Value, RequestError>>> = None;
+    let mut changes = 0u32;
+    let mut deadline = Instant::now() + watch.limit;
+    report(watch, &task, &mut changes);
+    loop {
+        if let Some(result) = task.result.take() {
+            cancel.armed = false;
+            return Ok(result);
+        }
+        match task.status {
+            Status::Cancelled => {
+                cancel.armed = false;
+                return Err(RequestError::Failed(ended(&task, "was cancelled by the server")));
+            }
+            Status::Completed | Status::Failed | Status::InputRequired if fetching.is_none() => {
+                fetching = Some(Box::pin(fetch()));
+            }
+            _ => {}
+        }
+        let turn = tokio::select! {
+            fetched = async { fetching.as_mut().expect("guarded").await }, if fetching.is_some() => Turn::Fetched(fetched),
+            polled = async {
+                tokio::time::sleep(task.poll).await;
+                let get = connection.exchange("tasks/get", Some(json!({"taskId": task.id})), None);
+                match tokio::time::timeout(watch.limit, get).await {
+                    Ok(answer) => answer.map_err(RequestError::reason),
+                    Err(_) => Err(format!("tasks/get was not answered within {} s", watch.limit.as_secs_f64())),
+                }
+            } => Turn::Polled(polled),
+            () = tokio::time::sleep_until(deadline) => Turn::Late,
+        };
+        match turn {
+            Turn::Fetched(Ok(result)) => {
+                cancel.armed = false;
+                return Ok(result);
+            }
+            Turn::Fetched(Err(RequestError::Failed(reason))) if task.status == Status::Failed => {
+                cancel.armed = false;
+                return Err(RequestError::Failed(ended(&task, &format!("failed ({reason})"))));
+            }
+            Turn::Fetched(Err(e)) => return Err(e),
+            Turn::Polled(Err(reason)) => return Err(RequestError::Failed(format!("polling the task {} failed: {reason}", task.id))),
+            Turn::Polled(Ok(answer)) => {
+                let next =
+                    read_task(&answer).map_err(|e| RequestError::Failed(format!("the server's tasks/get answer is not readable: {e}")))?;
+                if next.status != task.status || next.message != task.message {
+                    deadline = Instant::now() + watch.limit;
+                    report(watch, &next, &mut changes);
+                }
+                task = Task { id: task.id, ..next };
+            }
+            Turn::Late => return Err(RequestError::TimedOut(watch.limit)),
+        }
+    }
+}
+
+/// Why a task that ended without a result failed.
+fn ended(task: &Task, how: &str) -> String {
+    match &task.message {
+        Some(message) => format!("the task {} {how}: {message}", task.id),
+        None => format!("the task {} {how}", task.id),
+    }
+}
+
+/// Reports a status (change) as progress: the count of changes, the status message (else the
+/// status).
+fn report(watch: &Watch<'_>, task: &Task, changes: &mut u32) {
+    *changes += 1;
+    let message = task.message.clone().unwrap_or_else(|| task.status.name().to_owned());
+    (watch.on_progress)(super::Progress { progress: f64::from(*changes), total: None, message: Some(message) });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_support_and_what_is_offered() {
+        let tool = |s: &str| json!({"name": "t", "execution": {"taskSupport": s}});
+        assert_eq!(support(&tool("required")), Support::Required);
+        assert_eq!(support(&tool("optional")), Support::Optional);
+        assert_eq!(support(&tool("forbidden")), Support::Forbidden);
+        assert_eq!(support(&json!({"name": "t"})), Support::Forbidden);
+        assert!(!callable(Support::Required, false) && callable(Support::Required, true) && callable(Support::Optional, false));
+        assert!(wanted(Support::Optional, true) && !wanted(Support::Optional, false) && !wanted(Support::Forbidden, true));
+        let everything = json!({"capabilities": {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}});
+        assert!(server_runs_tool_tasks(&everything));
+        assert!(!server_runs_tool_tasks(&json!({"capabilities": {"tasks": {"list": {}}}})));
+        assert!(!server_runs_tool_tasks(&json!({"capabilities": {"tasks": {"requests": {"tools": {"call": true}}}}})));
+    }
+
+    #[test]
+    fn the_2025_create_task_result_and_tasks_get() {
+        let created = json!({"task": {"taskId": "t-1", "status": "working", "ttl": 300000, "pollInterval": 1000, "createdAt": "2025-11-25T10:30:00Z"}});
+        let Answer::Task(task) = read_call(&created).unwrap() else { panic!("a task") };
+        assert_eq!(task, Task { id: "t-1".into(), status: Status::Working, message: None, poll: Duration::from_secs(1), result: None });
+        let got = read_task(
+            &json!({"taskId": "t-1", "status": "input_required", "statusMessage": "Requesting clarification", "pollInterval": 250}),
+        )
+        .unwrap();
+        assert_eq!(
+            (got.status, got.message.as_deref(), got.poll),
+            (Status::InputRequired, Some("Requesting clarification"), Duration::from_millis(250))
+        );
+        // An ordinary result is the tool's result, even one with a "task" field in its content.
+        let plain = json!({"content": [{"type": "text", "text": "x"}], "task": "unrelated"});
+        assert_eq!(read_call(&plain).unwrap(), Answer::Result(plain));
+    }
+
+    #[test]
+    fn the_2026_flat_task_and_its_inline_result() {
+        let created = json!({"resultType": "task", "taskId": "t-2", "status": "working", "ttlMs": 60000, "pollIntervalMs": 50});
+        let Answer::Task(task) = read_call(&created).unwrap() else { panic!("a task") };
+        assert_eq!((task.id.as_str(), task.poll), ("t-2", MIN_POLL));
+        let done = json!({"resultType": "complete", "taskId": "t-2", "status": "completed", "result": {"content": [{"type": "text", "text": "42"}]}});
+        let task = read_task(&done).unwrap();
+        assert_eq!((task.status, task.result), (Status::Completed, Some(json!({"content": [{"type": "text", "text": "42"}]}))));
+    }
+
+    #[test]
+    fn bad_tasks_are_clear_errors() {
+        assert!(read_call(&json!({"resultType": "task", "status": "working"})).unwrap_err().contains("no taskId"));
+        assert!(read_call(&json!({"task": {"taskId": "x"}})).unwrap_err().contains("no status"));
+        assert!(read_call(&json!({"task": {"taskId": "", "status": "working"}})).is_err());
+        let odd = read_task(&json!({"taskId": "x", "status": "paused", "pollInterval": 1e300, "result": "not an object"})).unwrap();
+        assert_eq!((odd.status, odd.poll, odd.result), (Status::Other("paused".into()), MAX_POLL, None));
+        assert_eq!(read_task(&json!({"taskId": "x", "status": "working", "pollInterval": -5})).unwrap().poll, DEFAULT_POLL);
+    }
+}
