@@ -2,7 +2,8 @@
 //! the url; the answer is a JSON document or an event stream of messages. The server may hand
 //! out a session (`Mcp-Session-Id`), sent back with every later request; a 404 for a known
 //! session means the server forgot it, and the connection initialises again once (see
-//! `Connection::request`). What a server says during a request (progress, elicitation,
+//! `Connection::request`) — so does a 400 that says so about the session, which is how the
+//! TypeScript SDK's example servers (server-everything) answer a session they do not know. What a server says during a request (progress, elicitation,
 //! sampling) comes on that request's answer stream; what it says on its own (a subscribed
 //! resource changed, its lists changed) comes on the GET stream, which is opened after each
 //! `initialize` and held open while the session lasts (SPEC §H.4.4).
@@ -170,7 +171,11 @@ impl StreamableHttp {
             return Err(refused);
         }
         if !status.is_success() {
-            return Err(SendError::Failed(http::status_error(response).await));
+            let failure = http::status_error(response).await;
+            if status == reqwest::StatusCode::BAD_REQUEST && had_session && forgot_session(&failure) {
+                return Err(SendError::SessionGone);
+            }
+            return Err(SendError::Failed(failure));
         }
         if let Some(session) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
             let mut current = self.session.lock().unwrap_or_else(|e| e.into_inner());
@@ -252,5 +257,28 @@ impl StreamableHttp {
             let end = async { self.with_headers(self.client.http.delete(self.url.clone())).await.0.send().await };
             let _ = tokio::time::timeout(Duration::from_secs(2), end).await;
         }
+    }
+}
+
+/// Whether an HTTP 400 (as [`http::status_error`] put it) is about the session: "Bad Request:
+/// No valid session ID provided" (the TypeScript SDK's examples), "Session not found", … —
+/// not any other bad request (an unsupported revision, invalid parameters).
+fn forgot_session(failure: &str) -> bool {
+    let failure = failure.to_ascii_lowercase();
+    failure.contains("session") && ["no valid", "not found", "invalid", "unknown", "expired", "terminated"].iter().any(|w| failure.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::forgot_session;
+
+    #[test]
+    fn a_400_about_the_session_is_a_lost_session() {
+        let everything = r#"HTTP 400 Bad Request: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":3}"#;
+        assert!(forgot_session(everything));
+        assert!(forgot_session("HTTP 400 Bad Request: Session not found"));
+        assert!(!forgot_session(r#"HTTP 400 Bad Request: {"error":{"code":-32022,"message":"Unsupported protocol version"}}"#));
+        assert!(!forgot_session("HTTP 400 Bad Request: invalid params"));
+        assert!(!forgot_session("HTTP 400 Bad Request"));
     }
 }
