@@ -388,3 +388,93 @@ fn a_lost_streamable_http_session_is_initialised_again() {
     }
     c.remove_mcp("ev");
 }
+
+#[test]
+fn a_url_elicitation_reaches_the_host_and_its_answer_the_server() {
+    let _serial = serial();
+    let arguments = r#"{"url":"https://example.com/sign-in?session=1","message":"Sign in to go on."}"#;
+    let srv = chat_server(vec![
+        calls(&[("ev__trigger-url-elicitation", arguments)]),
+        answer("signed in"),
+        calls(&[("ev__trigger-url-elicitation", arguments)]),
+        answer("not signed in"),
+    ]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_everything("ev"));
+    for (action, said) in [("accept", "User completed the URL elicitation flow"), ("decline", "User declined to open the URL")] {
+        d.append_message(Message::new(Role::User, "go"));
+        d.run();
+        let asked = || {
+            rec.snapshot().iter().find_map(|e| match e {
+                Event::McpUrlElicitationRequested { request_id, server, message, url } => {
+                    Some((request_id.clone(), server.clone(), message.clone(), url.clone()))
+                }
+                _ => None,
+            })
+        };
+        wait_for("the url elicitation", || asked().is_some());
+        let (id, server, message, url) = asked().unwrap();
+        assert_eq!((server.as_str(), message.as_str(), url.as_str()), ("ev", "Sign in to go on.", "https://example.com/sign-in?session=1"));
+        assert!(d.answer_mcp_elicitation(&id, action, None));
+        rec.wait_finished();
+        rec.take();
+        let tool = &d.messages()[d.message_count() - 2];
+        assert_eq!(tool.role, Role::Tool);
+        assert!(tool.content.contains(said), "{}", tool.content);
+    }
+    assert!(offered(&bodies(&srv)[0]).contains(&"ev__trigger-url-elicitation".to_owned()), "offered only to a client that declares url mode");
+    c.remove_mcp("ev");
+}
+
+/// The URL elicitations the run asked the application, as (message, url), in order.
+fn url_elicitations(events: &[Event]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::McpUrlElicitationRequested { message, url, .. } => Some((message.clone(), url.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn url_elicitation_required_asks_the_app_and_retries_once_accepted() {
+    let _serial = serial();
+    let arguments = r#"{"url":"https://example.com/pay","message":"Confirm the payment.","errorPath":true}"#;
+    let srv = chat_server(vec![
+        calls(&[("ev__trigger-url-elicitation", arguments)]),
+        answer("paid"),
+        calls(&[("ev__trigger-url-elicitation", arguments)]),
+        answer("not paid"),
+    ]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(stdio_everything("ev"));
+
+    // Accepted: the prerequisite of error.data, then the retried call's own elicitation.
+    d.append_message(Message::new(Role::User, "go"));
+    let answerer = Answerer::start(&d, &rec, ("decline", None), "accept");
+    d.run();
+    wait_run(&d);
+    drop(answerer);
+    let asked = url_elicitations(&rec.take());
+    assert_eq!(asked, [
+        ("Open this link to satisfy the prerequisite, then retry the request.".to_owned(), "https://modelcontextprotocol.io/".to_owned()),
+        ("Confirm the payment.".to_owned(), "https://example.com/pay".to_owned()),
+    ]);
+    let tool = &d.messages()[d.message_count() - 2];
+    assert!(tool.content.contains("User completed the URL elicitation flow"), "{}", tool.content);
+
+    // Declined: the call fails saying which page the user must open.
+    d.append_message(Message::new(Role::User, "go"));
+    let answerer = Answerer::start(&d, &rec, ("decline", None), "decline");
+    d.run();
+    wait_run(&d);
+    drop(answerer);
+    assert_eq!(url_elicitations(&rec.take()).len(), 1);
+    let tool = &d.messages()[d.message_count() - 2];
+    assert!(tool.content.starts_with(r#"{"error":"#), "{}", tool.content);
+    for part in ["requires browser-based authorization", "-32042", "https://modelcontextprotocol.io", "decline"] {
+        assert!(tool.content.contains(part), "{part} in {}", tool.content);
+    }
+    c.remove_mcp("ev");
+}

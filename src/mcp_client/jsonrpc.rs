@@ -50,6 +50,13 @@ pub(crate) struct Responder {
 }
 
 impl Responder {
+    /// A responder whose answer (the JSON-RPC reply) comes back to the client itself, not to
+    /// the server: the elicitations of a -32042 error (SPEC §I.3.5) are asked this way.
+    pub fn local() -> (Responder, mpsc::UnboundedReceiver<Value>) {
+        let (outgoing, answers) = mpsc::unbounded_channel();
+        (Responder { id: Value::Null, outgoing, answered: false }, answers)
+    }
+
     pub fn answer(mut self, outcome: Result<Value, String>) {
         self.answered = true;
         let _ = self.outgoing.send(reply(&self.id, outcome));
@@ -86,6 +93,9 @@ pub(crate) struct Rpc {
     pub tools_changed: AtomicBool,
     /// What `roots/list` answers (SPEC §H.4.5), as root objects.
     roots: Mutex<Vec<Value>>,
+    /// The elicitations of the -32042 errors that answered requests, by request id, until
+    /// taken (SPEC §I.3.5).
+    url_elicitations: Mutex<HashMap<u64, Vec<Value>>>,
     notifications: OnceLock<NotificationHandler>,
     requests: OnceLock<RequestHandler>,
     /// Messages the client sends on its own: cancellations, late answers.
@@ -150,6 +160,7 @@ impl Rpc {
             closed: Mutex::new(None),
             tools_changed: AtomicBool::new(false),
             roots: Mutex::new(Vec::new()),
+            url_elicitations: Mutex::new(HashMap::new()),
             notifications: OnceLock::new(),
             requests: OnceLock::new(),
             outgoing_tx,
@@ -286,7 +297,13 @@ impl Rpc {
                 let Some(id) = as_id(id) else { return };
                 let Some(waiter) = self.lock_pending().remove(&id) else { return };
                 let reply = match (m.get("result"), m.get("error")) {
-                    (_, Some(error)) => Err(error_text(error)),
+                    (_, Some(error)) => {
+                        if error.get("code").and_then(Value::as_i64) == Some(super::url_elicitation::CODE) {
+                            let wanted = super::url_elicitation::elicitations(error.get("data").unwrap_or(&Value::Null));
+                            self.url_elicitations.lock().unwrap_or_else(|e| e.into_inner()).insert(id, wanted);
+                        }
+                        Err(error_text(error))
+                    }
                     (Some(result), None) => Ok(result.clone()),
                     (None, None) => Ok(Value::Null),
                 };
@@ -321,6 +338,11 @@ impl Rpc {
             message: params.get("message").and_then(Value::as_str).map(str::to_owned),
         });
         true
+    }
+
+    /// The elicitations of the -32042 error that answered the request `id`, if it was one.
+    pub fn take_url_elicitations(&self, id: u64) -> Option<Vec<Value>> {
+        self.url_elicitations.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
     }
 
     /// Ends the connection: every waiting call fails with `reason`, later ones at once.

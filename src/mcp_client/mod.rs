@@ -41,6 +41,7 @@ mod sse;
 mod stdio;
 mod streamable_http;
 mod tasks;
+mod url_elicitation;
 
 pub use protocol::Tool;
 pub(crate) use jsonrpc::{Progress, Responder, ServerRequest};
@@ -155,12 +156,14 @@ pub(crate) enum RequestError {
     Failed(String),
     /// Neither an answer nor progress came within the watch's limit.
     TimedOut(Duration),
+    /// -32042: the user must first open the pages of these URL-mode elicitations (SPEC §I.3.5).
+    UrlElicitationRequired(String, Vec<Value>),
 }
 
 impl RequestError {
     fn reason(self) -> String {
         match self {
-            RequestError::Failed(reason) => reason,
+            RequestError::Failed(reason) | RequestError::UrlElicitationRequired(reason, _) => reason,
             RequestError::TimedOut(limit) => silence(limit),
         }
     }
@@ -421,7 +424,11 @@ impl Connection {
                             (w.on_progress)(update);
                         }
                     }
-                    return Ok(reply.map_err(RequestError::Failed));
+                    let id = pending.id();
+                    return Ok(reply.map_err(|reason| match self.rpc.take_url_elicitations(id) {
+                        Some(wanted) => RequestError::UrlElicitationRequired(reason, wanted),
+                        None => RequestError::Failed(reason),
+                    }));
                 }
                 Some(p) = next_progress(&mut progress) => {
                     if let Some(w) = watch {
@@ -466,27 +473,36 @@ impl Connection {
     }
 
     /// `tools/call`: the Tool message, `{"error": …}` on any failure (SPEC §E.11); a tool that
-    /// may be a task is called as one and followed to its result (SPEC §I.3.4).
+    /// may be a task is called as one and followed to its result (SPEC §I.3.4); a call that
+    /// needs the user to open a page first (-32042) is sent again, once, when the user did
+    /// (SPEC §I.3.5).
     pub(crate) async fn call(&self, tool: &str, arguments: Value, watch: &Watch<'_>) -> ToolOutput {
+        let failed = |reason: String| ToolOutput::from(json!({"error": crate::redact::redact(&reason)}).to_string());
+        let mut outcome = self.call_once(tool, arguments.clone(), watch).await;
+        if let Err(RequestError::UrlElicitationRequired(reason, wanted)) = outcome {
+            outcome = match url_elicitation::satisfy(&reason, &wanted, watch).await {
+                Ok(()) => self.call_once(tool, arguments, watch).await,
+                Err(e) => Err(e),
+            };
+        }
+        match outcome {
+            Ok(result) => protocol::call_result(&result),
+            Err(RequestError::Failed(reason) | RequestError::UrlElicitationRequired(reason, _)) => failed(self.explain_failed_request(reason)),
+            Err(RequestError::TimedOut(limit)) => failed(format!("the MCP tool call {tool} timed out: {}", silence(limit))),
+        }
+    }
+
+    /// One `tools/call`, followed to its result when it is a task.
+    async fn call_once(&self, tool: &str, arguments: Value, watch: &Watch<'_>) -> Result<Value, RequestError> {
         let mut params = json!({"name": tool, "arguments": arguments});
         let support = self.tools.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|t| t.name == tool).map(|t| t.task);
         if tasks::wanted(support.unwrap_or_default(), self.runs_tasks.load(Ordering::Relaxed)) {
             params["task"] = json!({});
         }
-        let failed = |reason: String| ToolOutput::from(json!({"error": crate::redact::redact(&reason)}).to_string());
-        let answer = match self.exchange("tools/call", Some(params), Some(watch)).await {
-            Ok(result) => tasks::read_call(&result).map_err(RequestError::Failed),
-            Err(e) => Err(e),
-        };
-        let outcome = match answer {
-            Ok(tasks::Answer::Task(task)) => tasks::follow(self, task, watch).await,
-            Ok(tasks::Answer::Result(result)) => Ok(result),
-            Err(e) => Err(e),
-        };
-        match outcome {
-            Ok(result) => protocol::call_result(&result),
-            Err(RequestError::Failed(reason)) => failed(self.explain_failed_request(reason)),
-            Err(RequestError::TimedOut(limit)) => failed(format!("the MCP tool call {tool} timed out: {}", silence(limit))),
+        let answer = self.exchange("tools/call", Some(params), Some(watch)).await?;
+        match tasks::read_call(&answer).map_err(RequestError::Failed)? {
+            tasks::Answer::Task(task) => tasks::follow(self, task, watch).await,
+            tasks::Answer::Result(result) => Ok(result),
         }
     }
 
