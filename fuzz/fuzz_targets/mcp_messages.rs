@@ -1,5 +1,6 @@
 //! What an MCP server sends (`src/mcp_client/`: JSON-RPC dispatch, the initialize, tools/list
-//! and tools/call readers) never panics the client, whatever the JSON: any text the stdio,
+//! and tools/call readers, the task readers of both revisions, the -32042 error's
+//! elicitations) never panics the client, whatever the JSON: any text the stdio,
 //! streamable-HTTP or SSE framing hands on is parsed by serde_json and then read here.
 #![no_main]
 

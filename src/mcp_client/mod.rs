@@ -791,8 +791,8 @@ impl RunTools {
 /// Everything the client does with one message from a server, for the `mcp_messages` fuzz
 /// target: dispatched as an answer to a pending request (and as a batch), then read as an
 /// initialize result, a tools/list result, a tools/call result (a task of either revision
-/// too) and a `tasks/get` result, and (an array of strings) as an entry's roots. Must never
-/// panic.
+/// too) and a `tasks/get` result, as a -32042 error's data, and (an array of strings) as an
+/// entry's roots. Must never panic.
 #[cfg(fuzzing)]
 pub fn read_server_message(message: serde_json::Value) {
     let rpc = jsonrpc::Rpc::new();
@@ -808,6 +808,7 @@ pub fn read_server_message(message: serde_json::Value) {
     let _ = tasks::server_runs_tool_tasks(&message);
     let _ = tasks::read_call(&message);
     let _ = tasks::read_task(&message);
+    let _ = url_elicitation::elicitations(&message);
     // An entry's roots come from the Center document as strings: any of them makes a root.
     if let Some(list) = message.as_array() {
         let uris: Vec<String> = list.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
