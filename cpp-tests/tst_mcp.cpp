@@ -190,6 +190,38 @@ private slots:
                  qPrintable(dialog->getMessages().at(2).getContent()));
     }
 
+    // SPEC §I.3.4: server-everything's task-only tool is offered, called as a task, its
+    // statuses signalled as mcpProgress and its result in the Tool message.
+    void aTaskToolOfTheReferenceServerRunsThroughADialog()
+    {
+        const QString everything = QStringLiteral(VISINDIGO_AGENT_SOURCE_DIR "/tests/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        QVERIFY2(QFileInfo::exists(everything), "npm ci --prefix tests/npm (tools/test.sh does it)");
+        MCP entry(QStringLiteral("ev"));
+        entry.setCommand(QStringLiteral("node")).setArguments({everything, QStringLiteral("stdio")});
+        Model model;
+        model.setName(QStringLiteral("mcp-model")).setUrl(server.url(QStringLiteral("/v1"))).setToken(QStringLiteral("t"));
+        Dialog* dialog = registered.newDialog(this, {registered.addModel(model)});
+        dialog->addMCP(entry);
+        const QString arguments = QString::fromUtf8(QJsonDocument(QJsonObject{{"topic", "owls"}}).toJson(QJsonDocument::Compact));
+        QVERIFY(server.setScript({sse({toolCallChunk(QStringLiteral("c1"), QStringLiteral("ev__simulate-research-query"), arguments), done()}),
+                                  answer({QStringLiteral("Researched.")})}));
+        QSignalSpy progress(dialog, &Dialog::mcpProgress);
+        QSignalSpy finished(dialog, &Dialog::runFinished);
+        dialog->appendMessage(Message::Role::User, QStringLiteral("Research owls."));
+        dialog->run();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
+        QVERIFY2(dialog->getMessages().at(2).getContent().contains(QLatin1String("# Research Report: owls")),
+                 qPrintable(dialog->getMessages().at(2).getContent()));
+        QStringList statuses;
+        for (const QList<QVariant>& signal : progress) {
+            QCOMPARE(signal.at(0).toString(), QStringLiteral("ev"));
+            QCOMPARE(signal.at(1).toString(), QStringLiteral("simulate-research-query"));
+            statuses << signal.at(4).toString();
+        }
+        QVERIFY2(statuses.contains(QStringLiteral("Gathering sources...")) && statuses.contains(QStringLiteral("Generating report...")),
+                 qPrintable(statuses.join(QStringLiteral(" | "))));
+    }
+
     void progressIsSignalledAndKeepsALongCallAlive()
     {
         Model model;
