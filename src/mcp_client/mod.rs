@@ -21,6 +21,7 @@
 //! **Files.** `jsonrpc` (ids, waiting calls, server requests), `protocol` (initialize, version
 //! negotiation, tools/list, tools/call results), `naming` (`<server>__<tool>`), `stdio`,
 //! `streamable_http`, `sse` (legacy), `http` (shared HTTP bits), `oauth` (authorization),
+//! `tasks` (tool calls run as tasks), `url_elicitation` (the -32042 error),
 //! `children` (process ids for exit-time cleanup); this file: a connection, the process-wide
 //! pool, and what one run keeps ([`RunTools`]).
 //!
