@@ -1,12 +1,80 @@
 """Runs an MCP test server the way its command line says: `stdio`, or `streamable-http PORT` /
-`sse PORT` on 127.0.0.1."""
+`sse PORT` on 127.0.0.1.
 
+Flags anywhere after the mode: `--legacy` rejects `server/discover` with -32601 (a server of
+2025-11-25 and older, SPEC §I.3.1); `--stateless` and `--json` run streamable HTTP without
+sessions and with JSON answers instead of event streams."""
+
+import json
+import subprocess
 import sys
+import threading
+
+from mcp_types import METHOD_NOT_FOUND, RequestParams
+
+from mcp.shared.exceptions import MCPError
+
+
+def _no_discover(ctx, params):
+    raise MCPError(METHOD_NOT_FOUND, "Method not found: server/discover")
+
+
+def _legacy_stdio() -> None:
+    """The SDK's stdio server decides the revision on the first message, so a legacy one is
+    this script without `--legacy` behind a relay that answers `server/discover` with -32601,
+    as a server of 2025-11-25 and older does."""
+    argv = [sys.executable, sys.argv[0]] + [a for a in sys.argv[1:] if a != "--legacy"]
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    lock = threading.Lock()
+
+    def write(line: bytes) -> None:
+        with lock:
+            sys.stdout.buffer.write(line)
+            sys.stdout.buffer.flush()
+
+    def relay_out() -> None:
+        for line in child.stdout:
+            write(line)
+
+    threading.Thread(target=relay_out, daemon=True).start()
+    for line in sys.stdin.buffer:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if isinstance(message, dict) and message.get("method") == "server/discover":
+            error = {"code": METHOD_NOT_FOUND, "message": "Method not found"}
+            write((json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": error}) + "\n").encode())
+            continue
+        child.stdin.write(line)
+        child.stdin.flush()
+    child.stdin.close()
+    child.wait()
 
 
 def serve(server) -> None:
-    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    flags = {a for a in sys.argv[1:] if a.startswith("--")}
+    mode = args[0] if args else "stdio"
+    if "--legacy" in flags:
+        if mode == "stdio":
+            return _legacy_stdio()
+        server._lowlevel_server.add_request_handler("server/discover", RequestParams, _no_discover)
+        if mode == "sse":
+            # The SSE server, like stdio, decides the revision on the opening message: this
+            # makes every connection one of 2025-11-25, where the handler above refuses discover.
+            import mcp.server.runner
+
+            mcp.server.runner._has_modern_envelope = lambda params: False
     if mode == "stdio":
         server.run("stdio")
+    elif mode == "streamable-http":
+        server.run(
+            mode,
+            host="127.0.0.1",
+            port=int(args[1]),
+            stateless_http="--stateless" in flags,
+            json_response="--json" in flags,
+        )
     else:
-        server.run(mode, host="127.0.0.1", port=int(sys.argv[2]))
+        server.run(mode, host="127.0.0.1", port=int(args[1]))

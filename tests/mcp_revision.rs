@@ -1,0 +1,187 @@
+//! MCP revision 2026-07-28 beside 2025-11-25 (SPEC §I.3.1, §I.3.2, issue 31) against
+//! tests/mcp_servers/revision_server.py (the official MCP Python SDK 2.3): the revision each
+//! server negotiates as the application sees it, the fallback to `initialize` for a server
+//! that refuses `server/discover`, and elicitation, sampling and roots asked through
+//! `input_required` — which reach a stateless HTTP server of 2026 where one of 2025 cannot
+//! ask at all. The SDK server checks the 2026 `_meta` envelope and the `mcp-protocol-version`,
+//! `mcp-method` and `mcp-name` headers of every request (-32020 / -32602 otherwise), so each
+//! successful 2026 call here is also the proof that they are on the wire.
+//!
+//! Needs the project venv (see tests/mcp.rs).
+
+mod support;
+
+use serde_json::{Value, json};
+use std::sync::mpsc;
+use std::time::Duration;
+use support::mcp_servers::*;
+use support::*;
+use visindigo_agent::{Center, Event, Mcp, Message, Role, Transport};
+
+/// How a test server is run.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Stdio,
+    StdioLegacy,
+    Http,
+    HttpStatelessJson,
+    HttpLegacy,
+    HttpStatelessLegacy,
+}
+
+/// The revision server as `kind`, and the server process when it is an HTTP one.
+fn revision_server(name: &str, kind: Kind) -> (Mcp, Option<HttpServer>) {
+    let http = |flags: &[&str]| {
+        let server = HttpServer::start_with("revision_server.py", "streamable-http", None, flags);
+        (server.entry(name, Transport::StreamableHttp, "/mcp"), Some(server))
+    };
+    match kind {
+        Kind::Stdio => (stdio_entry_of(name, "revision_server.py"), None),
+        Kind::StdioLegacy => {
+            let mut entry = stdio_entry_of(name, "revision_server.py");
+            entry.arguments.push("--legacy".into());
+            (entry, None)
+        }
+        Kind::Http => http(&[]),
+        Kind::HttpStatelessJson => http(&["--stateless", "--json"]),
+        Kind::HttpLegacy => http(&["--legacy"]),
+        Kind::HttpStatelessLegacy => http(&["--stateless", "--legacy"]),
+    }
+}
+
+/// `request_mcp`, waited for (at most 30 s).
+fn request(c: &Center, server: &str, method: &str, params: Option<Value>) -> Result<Value, String> {
+    let (tx, rx) = mpsc::channel();
+    c.request_mcp(server, method, params, move |outcome| {
+        let _ = tx.send(outcome);
+    });
+    rx.recv_timeout(Duration::from_secs(30)).expect("request_mcp answers")
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn each_server_speaks_its_revision_and_the_application_can_see_which() {
+    let _serial = serial();
+    for (kind, version) in [
+        (Kind::Stdio, "2026-07-28"),
+        (Kind::StdioLegacy, "2025-11-25"),
+        (Kind::Http, "2026-07-28"),
+        (Kind::HttpStatelessJson, "2026-07-28"),
+        (Kind::HttpLegacy, "2025-11-25"),
+    ] {
+        let c = Center::new();
+        let (entry, _server) = revision_server("rev", kind);
+        c.add_mcp(entry);
+        assert_eq!(c.mcp_server_info("rev"), json!({}), "not connected yet: {kind:?}");
+        assert_eq!(c.mcp_server_info("nobody"), json!({}));
+        let added = request(&c, "rev", "tools/call", Some(json!({"name": "add", "arguments": {"a": 40, "b": 2}}))).unwrap();
+        assert_eq!(text(&added), "42", "{kind:?}");
+        let info = c.mcp_server_info("rev");
+        assert_eq!(info["protocolVersion"], version, "{kind:?}: {info}");
+        assert_eq!(info["serverInfo"]["name"], "vi-test-revision", "{kind:?}: {info}");
+        assert_eq!(info["serverInfo"]["version"], "2.6.1", "{kind:?}: {info}");
+        assert!(info["capabilities"]["tools"].is_object(), "{kind:?}: {info}");
+        c.remove_mcp("rev");
+        wait_for("the server to be retired", || c.mcp_server_info("rev") == json!({}));
+    }
+}
+
+#[test]
+fn a_reconnect_remembers_the_revision() {
+    let _serial = serial();
+    // A 2026 HTTP server restarted on the same port: the connection (no session) keeps working;
+    // a stdio server that died is started again and spoken to in the revision found before.
+    let c = Center::new();
+    let (entry, server) = revision_server("rev", Kind::HttpStatelessJson);
+    c.add_mcp(entry);
+    assert_eq!(text(&request(&c, "rev", "tools/call", Some(json!({"name": "add", "arguments": {"a": 1, "b": 1}}))).unwrap()), "2");
+    let port = server.unwrap().port;
+    let _again = HttpServer::start_with("revision_server.py", "streamable-http", Some(port), &["--stateless", "--json"]);
+    assert_eq!(text(&request(&c, "rev", "tools/call", Some(json!({"name": "add", "arguments": {"a": 2, "b": 2}}))).unwrap()), "4");
+    assert_eq!(c.mcp_server_info("rev")["protocolVersion"], "2026-07-28");
+    c.remove_mcp("rev");
+}
+
+fn elicitation(events: &[Event]) -> Option<(String, String, String, Value)> {
+    events.iter().find_map(|e| match e {
+        Event::McpElicitationRequested { request_id, server, message, schema } => {
+            Some((request_id.clone(), server.clone(), message.clone(), schema.clone()))
+        }
+        _ => None,
+    })
+}
+
+/// Runs a dialog that calls `tool` and answers the elicitation it brings (if any) with
+/// Ada, 4 guests; the Tool message.
+fn call_in_a_run(entry: Mcp, tool: &str, arguments: &str, elicits: bool, sampling: bool) -> String {
+    let mut steps = vec![calls(&[(tool, arguments)])];
+    if sampling {
+        steps.push(answer("Old pond, a frog jumps"));
+    }
+    steps.push(answer("done"));
+    let srv = chat_server(steps);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let mut entry = entry;
+    entry.roots = vec!["file:///work/project".into()];
+    if sampling {
+        entry.sampling_provider_id = c.default_provider();
+    }
+    entry.call_timeout_ms = 20_000;
+    let name = entry.name.clone();
+    c.add_mcp(entry);
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    if elicits {
+        wait_for("the elicitation", || elicitation(&rec.snapshot()).is_some() || !d.is_streaming());
+        if let Some((id, server, message, schema)) = elicitation(&rec.snapshot()) {
+            assert_eq!((server.as_str(), message.as_str()), (name.as_str(), "Who is the table for?"));
+            assert_eq!(schema["properties"]["guests"]["type"], "integer", "{schema}");
+            assert!(d.answer_mcp_elicitation(&id, "accept", Some(json!({"name": "Ada", "guests": 4}))));
+        }
+    }
+    wait_for("the run to finish", || !d.is_streaming());
+    let tool_message = d.messages().into_iter().find(|m| m.role == Role::Tool).map(|m| m.content.to_string()).unwrap_or_default();
+    c.remove_mcp(&name);
+    tool_message
+}
+
+#[test]
+fn stateless_2026_reaches_elicitation_sampling_and_roots_where_stateless_2025_cannot() {
+    let _serial = serial();
+    for kind in [Kind::HttpStatelessJson, Kind::Stdio, Kind::Http, Kind::StdioLegacy] {
+        let (entry, _server) = revision_server("rev", kind);
+        assert_eq!(call_in_a_run(entry.clone(), "rev__book", "{}", true, false), "booked for Ada, 4 guests", "{kind:?}");
+        assert_eq!(
+            call_in_a_run(entry.clone(), "rev__haiku", r#"{"topic":"frogs"}"#, false, true),
+            "name-of-m1 wrote: Old pond, a frog jumps",
+            "{kind:?}"
+        );
+        assert_eq!(call_in_a_run(entry.clone(), "rev__roots", "{}", false, false), r#"["file:///work/project"]"#, "{kind:?}");
+        // Two questions of different kinds in one round.
+        assert_eq!(call_in_a_run(entry, "rev__party", "{}", true, false), "accept; 1 roots", "{kind:?}");
+    }
+    // The same server, stateless and of 2025-11-25, has no way to ask.
+    let (entry, _server) = revision_server("rev", Kind::HttpStatelessLegacy);
+    let refused = call_in_a_run(entry, "rev__book", "{}", true, false);
+    assert!(refused.contains("no back-channel for server-initiated requests"), "{refused}");
+}
+
+#[test]
+fn outside_a_run_the_questions_are_declined_as_server_requests_are() {
+    let _serial = serial();
+    let c = Center::new();
+    let (mut entry, _server) = revision_server("rev", Kind::HttpStatelessJson);
+    entry.roots = vec!["file:///srv/data".into()];
+    c.add_mcp(entry);
+    // The application's own tools/call: roots are answered from the entry, elicitation declined.
+    let roots = request(&c, "rev", "tools/call", Some(json!({"name": "roots", "arguments": {}}))).unwrap();
+    assert_eq!(text(&roots), r#"["file:///srv/data"]"#);
+    let booked = request(&c, "rev", "tools/call", Some(json!({"name": "book", "arguments": {}}))).unwrap();
+    assert_eq!(text(&booked), "not booked (decline)");
+    let sampled = request(&c, "rev", "tools/call", Some(json!({"name": "haiku", "arguments": {"topic": "x"}}))).unwrap_err();
+    assert!(sampled.contains("sampling/createMessage") && sampled.contains("declined"), "{sampled}");
+    c.remove_mcp("rev");
+}

@@ -1,0 +1,71 @@
+"""An MCP server of both revisions (SPEC §I.3.1, §I.3.2), built on the official MCP Python SDK:
+its tools ask the client for elicitation, sampling and roots through the SDK's resolvers, which
+send server requests mid-call at 2025-11-25 and answer `input_required` at 2026-07-28.
+
+Usage: revision_server.py stdio | streamable-http PORT [--legacy] [--stateless] [--json]
+(see serve.py).
+"""
+
+import json
+from typing import Annotated
+
+from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
+from pydantic import BaseModel
+
+from serve import serve
+
+from mcp.server.mcpserver import Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample
+
+server = MCPServer("vi-test-revision", version="2.6.1")
+
+
+@server.tool(description="Adds two integers.")
+def add(a: int, b: int) -> str:
+    return str(a + b)
+
+
+class Booking(BaseModel):
+    name: str
+    guests: int
+
+
+def ask_booking() -> Elicit[Booking]:
+    return Elicit("Who is the table for?", Booking)
+
+
+@server.tool(description="Books a table, asking the user for the name and the number of guests.")
+def book(booking: Annotated[ElicitationResult[Booking], Resolve(ask_booking)]) -> str:
+    if booking.action == "accept":
+        return f"booked for {booking.data.name}, {booking.data.guests} guests"
+    return f"not booked ({booking.action})"
+
+
+def ask_poem(topic: str) -> Sample:
+    prompt = SamplingMessage(role="user", content=TextContent(type="text", text=f"A haiku about {topic}, please."))
+    return Sample([prompt], max_tokens=100, system_prompt="You are a poet.")
+
+
+@server.tool(description="Asks the client's model to write a haiku about the topic.")
+def haiku(topic: str, poem: Annotated[CreateMessageResult, Resolve(ask_poem)]) -> str:
+    return f"{poem.model} wrote: {poem.content.text}"
+
+
+def ask_roots() -> ListRoots:
+    return ListRoots()
+
+
+@server.tool(description="The roots the client offers, as a JSON array of URIs.")
+def roots(listed: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
+    return json.dumps([str(r.uri) for r in listed.roots])
+
+
+@server.tool(description="Books a table and then asks for a haiku about it: two rounds of questions.")
+def party(
+    booking: Annotated[ElicitationResult[Booking], Resolve(ask_booking)],
+    listed: Annotated[ListRootsResult, Resolve(ask_roots)],
+) -> str:
+    return f"{booking.action}; {len(listed.roots)} roots"
+
+
+if __name__ == "__main__":
+    serve(server)
