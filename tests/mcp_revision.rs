@@ -12,11 +12,11 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 use support::mcp_servers::*;
 use support::*;
-use visindigo_agent::{Center, Event, Mcp, Message, Role, Transport};
+use visindigo_agent::{Center, CenterEvent, CenterSink, Event, Mcp, Message, Role, Transport};
 
 /// How a test server is run.
 #[derive(Clone, Copy, Debug)]
@@ -184,4 +184,64 @@ fn outside_a_run_the_questions_are_declined_as_server_requests_are() {
     let sampled = request(&c, "rev", "tools/call", Some(json!({"name": "haiku", "arguments": {"topic": "x"}}))).unwrap_err();
     assert!(sampled.contains("sampling/createMessage") && sampled.contains("declined"), "{sampled}");
     c.remove_mcp("rev");
+}
+
+#[derive(Default)]
+struct Notifications(Mutex<Vec<(String, String, Value)>>);
+
+impl CenterSink for Notifications {
+    fn emit(&self, events: &[CenterEvent]) {
+        for e in events {
+            if let CenterEvent::McpNotification { server, method, params } = e {
+                self.0.lock().unwrap().push((server.clone(), method.clone(), params.clone()));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_2026_server_is_listened_to_for_its_tool_changes_and_the_resources_subscribed() {
+    let _serial = serial();
+    for kind in [Kind::Stdio, Kind::Http, Kind::HttpStatelessJson] {
+        // A changed tool list is offered in the next round of the same run (SPEC §I.3.3).
+        let srv = chat_server(vec![calls(&[("rev__unlock", "{}")]), calls(&[("rev__secret", "{}")]), answer("done")]);
+        let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
+        let heard = Arc::new(Notifications::default());
+        c.set_sink(Some(heard.clone()));
+        let (entry, _server) = revision_server("rev", kind);
+        c.add_mcp(entry);
+        d.append_message(Message::new(Role::User, "go"));
+        d.run();
+        wait_for("the run to finish", || !d.is_streaming());
+        let bodies = bodies(&srv);
+        let offered = |body: &Value| -> Vec<String> {
+            body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_owned()).collect()
+        };
+        assert!(!offered(&bodies[0]).contains(&"rev__secret".to_owned()), "{kind:?}");
+        assert!(offered(&bodies[1]).contains(&"rev__secret".to_owned()), "{kind:?}: {:?}", offered(&bodies[1]));
+        assert_eq!(d.messages()[4].content, "the secret is 42", "{kind:?}");
+        assert_eq!(c.mcp_server_info("rev")["protocolVersion"], "2026-07-28");
+        let changed = |method: &str| heard.0.lock().unwrap().iter().any(|(s, m, _)| s == "rev" && m == method);
+        wait_for("tools/list_changed as mcpNotification", || changed("notifications/tools/list_changed"));
+        assert!(!changed("notifications/subscriptions/acknowledged"), "the listen's own ack is not news");
+
+        // resources/subscribe (gone in 2026) becomes what is listened to; unsubscribed, it stops.
+        assert_eq!(request(&c, "rev", "resources/subscribe", Some(json!({"uri": "note://x"}))).unwrap(), json!({}));
+        let updated = |uri: &str| heard.0.lock().unwrap().iter().any(|(_, m, p)| m == "notifications/resources/updated" && p["uri"] == uri);
+        wait_for("the resource to be announced", || {
+            let _ = request(&c, "rev", "tools/call", Some(json!({"name": "announce", "arguments": {"uri": "note://x"}})));
+            std::thread::sleep(Duration::from_millis(200));
+            updated("note://x")
+        });
+        request(&c, "rev", "tools/call", Some(json!({"name": "announce", "arguments": {"uri": "note://y"}}))).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!updated("note://y"), "{kind:?}: not subscribed");
+        assert_eq!(request(&c, "rev", "resources/unsubscribe", Some(json!({"uri": "note://x"}))).unwrap(), json!({}));
+        std::thread::sleep(Duration::from_millis(500));
+        heard.0.lock().unwrap().clear();
+        request(&c, "rev", "tools/call", Some(json!({"name": "announce", "arguments": {"uri": "note://x"}}))).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!updated("note://x"), "{kind:?}: unsubscribed: {:?}", heard.0.lock().unwrap());
+        c.remove_mcp("rev");
+    }
 }

@@ -55,7 +55,7 @@ use oauth::Authorization;
 use revision::{Discovered, InputRequired, Revision};
 use serde_json::{Value, json};
 use sse::LegacySse;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -102,6 +102,10 @@ pub(crate) struct Connection {
     revision: Arc<Mutex<Option<Revision>>>,
     /// Set once the handshake is done.
     connected: AtomicBool,
+    /// 2026: the resources the application subscribed to, and the `subscriptions/listen`
+    /// running for them and the server's list changes (SPEC §I.3.3).
+    subscriptions: Mutex<BTreeSet<String>>,
+    listening: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 /// Who answers the server's elicitation and sampling requests made during a tool call (SPEC
@@ -245,7 +249,12 @@ impl Connection {
         let rpc = Rpc::new();
         rpc.set_roots(protocol::roots(&config.roots));
         let (heard, server) = (listeners.clone(), config.name.clone());
-        rpc.on_notification(Box::new(move |method, params| heard.notify(&server, method, params)));
+        rpc.on_notification(Box::new(move |method, params| {
+            // The first frame of a 2026 `subscriptions/listen` is the library's, not news.
+            if method != revision::stateless::LISTEN_ACKNOWLEDGED {
+                heard.notify(&server, method, params);
+            }
+        }));
         let asking = Arc::new(Askers::default());
         let routes = asking.clone();
         rpc.on_request(Box::new(move |request, responder| routes.route(request, responder)));
@@ -272,6 +281,8 @@ impl Connection {
             asking,
             revision,
             connected: AtomicBool::new(false),
+            subscriptions: Mutex::new(BTreeSet::new()),
+            listening: Mutex::new(None),
         };
         let ready = async {
             let mut tries = 0;
@@ -406,6 +417,55 @@ impl Connection {
     /// Sends what the client says on its own — `notifications/cancelled` for every request
     /// given up (SPEC §H.4.2), the late answers to server requests (§H.4.5) — for as long as
     /// the connection lives.
+    /// 2026 (SPEC §I.3.3): listens with `subscriptions/listen` — for the list changes the
+    /// server says it announces and the resources subscribed to — replacing the listen running
+    /// (given up, so cancelled on the server); a listen that ends is opened again after a
+    /// second while the connection lives. Its events are dispatched as any notification: to
+    /// `mcpNotification`, and a changed tool list is fetched again before the next round.
+    fn listen(self: &Arc<Self>) {
+        let Some(Revision::Stateless(server)) = self.known_revision() else { return };
+        let uris: Vec<String> = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
+        let Some(params) = revision::stateless::listen_params(&server, &uris) else { return };
+        let connection = Arc::downgrade(self);
+        let task = tokio::spawn(async move {
+            loop {
+                let Some(c) = connection.upgrade().filter(|c| c.is_alive()) else { break };
+                let stamped = c.known_revision().and_then(|r| r.stamp("subscriptions/listen", Some(params.clone())));
+                // Holds the connection while it listens; shutting it down aborts this task.
+                let _ = c.exchange_once("subscriptions/listen", stamped, None).await;
+                drop(c);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+        if let Some(previous) = self.listening.lock().unwrap_or_else(|e| e.into_inner()).replace(task.abort_handle()) {
+            previous.abort();
+        }
+    }
+
+    /// 2026 has no `resources/subscribe`: the application's subscription changes what is
+    /// listened to (SPEC §I.3.3). None: not such a request, or not a 2026 server.
+    fn subscribe(self: &Arc<Self>, method: &str, params: &Option<Value>) -> Option<Result<Value, String>> {
+        let subscribing = match method {
+            "resources/subscribe" => true,
+            "resources/unsubscribe" => false,
+            _ => return None,
+        };
+        if !matches!(self.known_revision(), Some(Revision::Stateless(_))) {
+            return None;
+        }
+        let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) else {
+            return Some(Err(format!("{method} needs params {{\"uri\": …}}")));
+        };
+        let changed = {
+            let mut subscribed = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+            if subscribing { subscribed.insert(uri.to_owned()) } else { subscribed.remove(uri) }
+        };
+        if changed {
+            self.listen();
+        }
+        Some(Ok(json!({})))
+    }
+
     fn send_outgoing(self: &Arc<Self>) {
         let Some(mut outgoing) = self.rpc.outgoing() else { return };
         let connection = Arc::downgrade(self);
@@ -618,6 +678,9 @@ impl Connection {
     }
 
     async fn shutdown(&self) {
+        if let Some(listening) = self.listening.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            listening.abort();
+        }
         match &self.link {
             Link::Stdio(s) => s.shutdown().await,
             Link::Http(h) => h.shutdown().await,
@@ -716,6 +779,7 @@ async fn connection(config: Mcp, start: bool, center: WeakCenter) -> Result<Opti
         }
         let c = Arc::new(Connection::open(&config, slot.listeners.clone(), slot.auth.clone(), slot.revision.clone()).await?);
         c.send_outgoing();
+        c.listen();
         *held = Some(c.clone());
         Ok(Some(c))
     });
@@ -798,6 +862,9 @@ pub(crate) async fn request(config: Mcp, center: WeakCenter, method: &str, param
         .map_err(|e| crate::redact::redact(&e).into_owned())?
         .ok_or_else(|| format!("the MCP server {} was removed", config.name))?;
     c.use_roots(&config.roots).await;
+    if let Some(subscribed) = c.subscribe(method, &params) {
+        return subscribed;
+    }
     let watch = Watch { limit: Duration::from_millis(u64::from(config.call_timeout_ms)), on_progress: &|_| {}, asker: None };
     c.exchange(method, params, Some(&watch)).await.map_err(|e| crate::redact::redact(&c.explain_failed_request(e.reason())).into_owned())
 }
@@ -930,6 +997,30 @@ pub fn read_server_message(message: serde_json::Value) {
     if let Some(list) = message.as_array() {
         let uris: Vec<String> = list.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
         let _ = protocol::roots(&uris);
+    }
+}
+
+/// Everything the client does with what a 2026 server answers, for the `mcp_revision` fuzz
+/// target: read as a `server/discover` result and as its JSON-RPC error, as an
+/// `input_required` result and the retry made of it, and as a request whose envelope and
+/// headers are made. Must never panic; a retry keeps the params an object.
+#[cfg(fuzzing)]
+pub fn read_revision_message(message: serde_json::Value) {
+    let _ = revision::discovered(Ok(&message));
+    let _ = revision::discovered(Err(Some(&message)));
+    let stateless = Revision::Stateless(revision::stateless::Stateless::probe());
+    if let Some(Ok(asked)) = stateless.input_required(&message) {
+        let answers = asked.requests.iter().map(|r| (r.key.clone(), r.params.clone())).collect();
+        let retry = revision::stateless::retry_params(message.get("params").cloned(), answers, asked.request_state);
+        assert!(retry.as_ref().is_some_and(Value::is_object), "a retry's params are an object");
+    }
+    let stamped = stateless.stamp(message.get("method").and_then(Value::as_str).unwrap_or(""), message.get("params").cloned());
+    assert!(stamped.as_ref().is_some_and(Value::is_object), "a 2026 request's params are an object");
+    for (name, value) in stateless.http_headers(&message) {
+        assert!(reqwest::header::HeaderValue::from_str(&value).is_ok(), "{name}: {value:?} is a valid header value");
+    }
+    if let Revision::Stateless(found) = stateless {
+        let _ = Revision::Stateless(found).info();
     }
 }
 

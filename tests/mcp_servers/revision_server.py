@@ -9,12 +9,14 @@ Usage: revision_server.py stdio | streamable-http PORT [--legacy] [--stateless] 
 import json
 from typing import Annotated
 
+import anyio
+
 from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 from serve import serve
 
-from mcp.server.mcpserver import Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample
 
 server = MCPServer("vi-test-revision", version="2.6.1")
 
@@ -65,6 +67,26 @@ def party(
     listed: Annotated[ListRootsResult, Resolve(ask_roots)],
 ) -> str:
     return f"{booking.action}; {len(listed.roots)} roots"
+
+
+def secret() -> str:
+    """Tells the secret (offered only after unlock)."""
+    return "the secret is 42"
+
+
+@server.tool(description="Adds the secret tool and tells listening clients (2026) the tool list changed.")
+async def unlock(ctx: Context) -> str:
+    server.add_tool(secret, description="Tells the secret.")
+    await ctx.notify_tools_changed()
+    # The event travels on the listen stream, the result on its own: give the event a head start.
+    await anyio.sleep(0.5)
+    return "unlocked"
+
+
+@server.tool(description="Tells listening clients (2026) that a resource changed.")
+async def announce(uri: str, ctx: Context) -> str:
+    await ctx.notify_resource_updated(uri)
+    return "announced"
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// -32022: the server does not speak the revision asked for; `data.supported` names its own.
 const UNSUPPORTED_VERSION: i64 = -32022;
+/// The first frame of a `subscriptions/listen` stream.
+pub(crate) const LISTEN_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 /// The most questions one `input_required` result may ask.
 const MAX_INPUT_REQUESTS: usize = 64;
 
@@ -111,6 +113,23 @@ fn header_value(value: &str) -> String {
     let plain =
         value.bytes().all(|b| (0x20..=0x7e).contains(&b)) && value == value.trim() && !(value.starts_with("=?base64?") && value.ends_with("?="));
     if plain { value.to_owned() } else { format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(value)) }
+}
+
+/// The params of `subscriptions/listen` (SPEC §I.3.3): the list changes the server announces
+/// (its capabilities' `listChanged`) and the resources subscribed to; None when there is
+/// nothing to listen for.
+pub(crate) fn listen_params(server: &Stateless, resources: &[String]) -> Option<Value> {
+    let announces = |kind: &str| server.capabilities.pointer(&format!("/{kind}/listChanged")).and_then(Value::as_bool) == Some(true);
+    let mut filter = Map::new();
+    for (kind, key) in [("tools", "toolsListChanged"), ("prompts", "promptsListChanged"), ("resources", "resourcesListChanged")] {
+        if announces(kind) {
+            filter.insert(key.to_owned(), json!(true));
+        }
+    }
+    if !resources.is_empty() {
+        filter.insert("resourceSubscriptions".to_owned(), json!(resources));
+    }
+    (!filter.is_empty()).then(|| json!({"notifications": filter}))
 }
 
 /// One question of an `input_required` result.
