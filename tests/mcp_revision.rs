@@ -105,6 +105,27 @@ fn a_reconnect_remembers_the_revision() {
     c.remove_mcp("rev");
 }
 
+#[test]
+fn a_restarted_stdio_server_is_not_asked_server_discover_again() {
+    let _serial = serial();
+    let log = std::env::temp_dir().join(format!("vi-mcp-methods-{}", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let c = Center::new();
+    let (mut entry, _) = revision_server("rev", Kind::StdioLegacy);
+    entry.environment.insert("VI_MCP_METHOD_LOG".into(), log.to_string_lossy().into_owned());
+    c.add_mcp(entry);
+    assert_eq!(text(&request(&c, "rev", "tools/call", Some(json!({"name": "add", "arguments": {"a": 1, "b": 2}}))).unwrap()), "3");
+    // The server dies; the next request starts it again and goes straight to initialize.
+    assert!(request(&c, "rev", "tools/call", Some(json!({"name": "crash", "arguments": {}}))).is_err());
+    assert_eq!(text(&request(&c, "rev", "tools/call", Some(json!({"name": "add", "arguments": {"a": 2, "b": 3}}))).unwrap()), "5");
+    assert_eq!(c.mcp_server_info("rev")["protocolVersion"], "2025-11-25");
+    let methods = std::fs::read_to_string(&log).unwrap();
+    let asked: Vec<&str> = methods.lines().filter(|m| matches!(*m, "server/discover" | "initialize")).collect();
+    assert_eq!(asked, ["server/discover", "initialize", "initialize"], "{methods}");
+    c.remove_mcp("rev");
+    let _ = std::fs::remove_file(&log);
+}
+
 fn elicitation(events: &[Event]) -> Option<(String, String, String, Value)> {
     events.iter().find_map(|e| match e {
         Event::McpElicitationRequested { request_id, server, message, schema } => {

@@ -7,6 +7,7 @@ Usage: revision_server.py stdio | streamable-http PORT [--legacy] [--stateless] 
 """
 
 import json
+import os
 from typing import Annotated
 
 import anyio
@@ -87,6 +88,11 @@ async def unlock(ctx: Context) -> str:
 async def announce(uri: str, ctx: Context) -> str:
     await ctx.notify_resource_updated(uri)
     return "announced"
+
+
+@server.tool(description="Ends the server process at once.")
+def crash() -> str:
+    os._exit(3)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Flags anywhere after the mode: `--legacy` rejects `server/discover` with -32601 
 sessions and with JSON answers instead of event streams."""
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -22,7 +23,9 @@ def _no_discover(ctx, params):
 def _legacy_stdio() -> None:
     """The SDK's stdio server decides the revision on the first message, so a legacy one is
     this script without `--legacy` behind a relay that answers `server/discover` with -32601,
-    as a server of 2025-11-25 and older does."""
+    as a server of 2025-11-25 and older does. With VI_MCP_METHOD_LOG set, the method of every
+    message the client sends is appended to that file, a line each."""
+    log = os.environ.get("VI_MCP_METHOD_LOG")
     argv = [sys.executable, sys.argv[0]] + [a for a in sys.argv[1:] if a != "--legacy"]
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     lock = threading.Lock()
@@ -35,6 +38,7 @@ def _legacy_stdio() -> None:
     def relay_out() -> None:
         for line in child.stdout:
             write(line)
+        os._exit(child.wait())  # the server is gone: so is this relay
 
     threading.Thread(target=relay_out, daemon=True).start()
     for line in sys.stdin.buffer:
@@ -42,6 +46,9 @@ def _legacy_stdio() -> None:
             message = json.loads(line)
         except ValueError:
             message = None
+        if log and isinstance(message, dict) and "method" in message:
+            with open(log, "a") as f:
+                f.write(f"{message['method']}\n")
         if isinstance(message, dict) and message.get("method") == "server/discover":
             error = {"code": METHOD_NOT_FOUND, "message": "Method not found"}
             write((json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": error}) + "\n").encode())
