@@ -106,6 +106,22 @@ fn a_reconnect_remembers_the_revision() {
 }
 
 #[test]
+fn rounds_without_end_stop_at_the_call_limit() {
+    let _serial = serial();
+    let c = Center::new();
+    let (mut entry, _server) = revision_server("rev", Kind::HttpStatelessJson);
+    entry.call_timeout_ms = 1500;
+    c.add_mcp(entry);
+    let started = std::time::Instant::now();
+    let stalled = request(&c, "rev", "tools/call", Some(json!({"name": "stall", "arguments": {}}))).unwrap_err();
+    assert!(stalled.contains("1.5 s"), "{stalled}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // The connection is still good.
+    assert_eq!(text(&request(&c, "rev", "tools/call", Some(json!({"name": "add", "arguments": {"a": 1, "b": 2}}))).unwrap()), "3");
+    c.remove_mcp("rev");
+}
+
+#[test]
 fn a_restarted_stdio_server_is_not_asked_server_discover_again() {
     let _serial = serial();
     let log = std::env::temp_dir().join(format!("vi-mcp-methods-{}", std::process::id()));

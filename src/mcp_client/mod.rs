@@ -519,6 +519,10 @@ impl Connection {
             let result = self.exchange_once(method, stamped, watch.map(|(w, _)| w)).await?;
             let Some(asked) = revision.as_ref().and_then(|r| r.input_required(&result)) else { return Ok(result) };
             let asked = asked.map_err(RequestError::Failed)?;
+            // A server that asks round after round without end is given up at the limit.
+            if watch.is_some_and(|(_, deadline)| Instant::now() >= deadline()) {
+                return Err(timed_out());
+            }
             let answering = self.answer_inputs(method, &asked, watch.map(|(w, _)| w));
             let answers = match watch.map(|(_, deadline)| deadline()) {
                 Some(deadline) => timeout_at(deadline, answering).await.map_err(|_| timed_out())?,

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import anyio
 
-from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
+from mcp_types import CreateMessageResult, InputRequiredResult, ListRootsResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 from serve import serve
@@ -88,6 +88,11 @@ async def unlock(ctx: Context) -> str:
 async def announce(uri: str, ctx: Context) -> str:
     await ctx.notify_resource_updated(uri)
     return "announced"
+
+
+@server.tool(description="Asks for input again and again, forever (2026): only the client's time limit ends it.")
+def stall() -> InputRequiredResult:
+    return InputRequiredResult(request_state="again")
 
 
 @server.tool(description="Ends the server process at once.")
