@@ -176,7 +176,9 @@ impl StreamableHttp {
         if !status.is_success() {
             return Err(SendError::Rejected(http::status_error(response).await));
         }
-        if let Some(session) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+        // 2026-07-28 has no session: a server's session id is not taken up.
+        let sessions = self.revision.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_none_or(|r| r.has_session());
+        if let Some(session) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).filter(|_| sessions) {
             let mut current = self.session.lock().unwrap_or_else(|e| e.into_inner());
             if current.is_none() {
                 *current = Some(session.to_owned());
