@@ -105,6 +105,71 @@ fn a_reconnect_remembers_the_revision() {
     c.remove_mcp("rev");
 }
 
+/// The HTTP requests a server recorded (`--record`): method, `mcp-*` headers, body as JSON.
+fn recorded(path: &std::path::Path) -> Vec<(String, Value, Value)> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|r| (r["method"].as_str().unwrap().to_owned(), r["headers"].clone(), serde_json::from_str(r["body"].as_str().unwrap()).unwrap_or(Value::Null)))
+        .collect()
+}
+
+#[test]
+fn the_2026_envelope_and_headers_are_on_the_wire_and_the_2025_ones_are_not() {
+    let _serial = serial();
+    for (flags, modern) in [(&["--stateless", "--json"][..], true), (&["--legacy"][..], false)] {
+        let path = std::env::temp_dir().join(format!("vi-mcp-wire-{}-{modern}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let record = format!("--record={}", path.display());
+        let server = HttpServer::start_with("revision_server.py", "streamable-http", None, &[flags, &[record.as_str()]].concat());
+        let c = Center::new();
+        let mut entry = server.entry("rev", Transport::StreamableHttp, "/mcp");
+        entry.roots = vec!["file:///w".into()];
+        c.add_mcp(entry);
+        assert_eq!(text(&request(&c, "rev", "tools/call", Some(json!({"name": "roots", "arguments": {}}))).unwrap()), r#"["file:///w"]"#);
+        c.remove_mcp("rev");
+        let requests = recorded(&path);
+        let posts: Vec<&(String, Value, Value)> = requests.iter().filter(|(m, _, body)| m == "POST" && body.get("id").is_some()).collect();
+        // The listen (SPEC §I.3.3) runs beside the requests, in its own time.
+        let methods: Vec<&str> =
+            posts.iter().map(|(_, _, b)| b["method"].as_str().unwrap_or("(answer)")).filter(|m| *m != "subscriptions/listen").collect();
+        if modern {
+            assert_eq!(methods, ["server/discover", "tools/list", "tools/call", "tools/call"], "{requests:?}");
+            assert!(requests.iter().all(|(m, _, _)| m == "POST"), "no GET stream, no DELETE: {requests:?}");
+            for (_, headers, body) in &posts {
+                let method = body["method"].as_str().unwrap();
+                assert_eq!(headers["mcp-protocol-version"], "2026-07-28", "{method}");
+                assert_eq!(headers["mcp-method"], method);
+                assert!(headers.get("mcp-session-id").is_none(), "{method}: {headers}");
+                let meta = &body["params"]["_meta"];
+                assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "{method}");
+                assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "visindigo-agent", "{method}");
+                assert!(meta["io.modelcontextprotocol/clientCapabilities"]["roots"].is_object(), "{method}");
+                if method == "tools/call" {
+                    assert_eq!(headers["mcp-name"], "roots");
+                } else {
+                    assert!(headers.get("mcp-name").is_none(), "{method}: {headers}");
+                }
+            }
+            // The retry: a new id, the roots answered under the key asked, the state echoed.
+            let calls: Vec<&Value> = posts.iter().map(|(_, _, b)| b).filter(|b| b["method"] == "tools/call").collect();
+            let (first, retry) = (calls[0], calls[1]);
+            assert_ne!(first["id"], retry["id"]);
+            let responses = retry["params"]["inputResponses"].as_object().unwrap();
+            assert_eq!(responses.values().next().unwrap()["roots"][0]["uri"], "file:///w", "{retry}");
+            assert!(retry["params"]["requestState"].is_string(), "{retry}");
+            assert_eq!(retry["params"]["name"], "roots");
+        } else {
+            assert_eq!(methods[..2], ["server/discover", "initialize"], "{requests:?}");
+            let (_, headers, body) = posts.iter().find(|(_, _, b)| b["method"] == "tools/call").unwrap();
+            assert_eq!(headers["mcp-protocol-version"], "2025-11-25");
+            assert!(headers.get("mcp-session-id").is_some() && headers.get("mcp-method").is_none(), "{headers}");
+            assert!(body["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_none(), "{body}");
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
 #[test]
 fn rounds_without_end_stop_at_the_call_limit() {
     let _serial = serial();

@@ -3,7 +3,9 @@
 
 Flags anywhere after the mode: `--legacy` rejects `server/discover` with -32601 (a server of
 2025-11-25 and older, SPEC §I.3.1); `--stateless` and `--json` run streamable HTTP without
-sessions and with JSON answers instead of event streams."""
+sessions and with JSON answers instead of event streams; `--record=FILE` (streamable HTTP)
+appends every HTTP request the server receives to FILE as a JSON line: method, `mcp-*` headers,
+body."""
 
 import json
 import os
@@ -59,6 +61,37 @@ def _legacy_stdio() -> None:
     child.wait()
 
 
+def _recorded(app, path: str):
+    """The ASGI app `app`, writing each HTTP request to `path` before handing it on unchanged."""
+
+    async def recorded(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        messages = []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        body = b"".join(m.get("body", b"") for m in messages)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        line = {
+            "method": scope["method"],
+            "headers": {k: v for k, v in headers.items() if k.startswith("mcp-")},
+            "body": body.decode("utf-8", "replace"),
+        }
+        with open(path, "a") as f:
+            f.write(json.dumps(line) + "\n")
+        replay = iter(messages)
+
+        async def receive_again():
+            return next(replay, None) or await receive()
+
+        return await app(scope, receive_again, send)
+
+    return recorded
+
+
 def serve(server) -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = {a for a in sys.argv[1:] if a.startswith("--")}
@@ -75,6 +108,12 @@ def serve(server) -> None:
             mcp.server.runner._has_modern_envelope = lambda params: False
     if mode == "stdio":
         server.run("stdio")
+    elif mode == "streamable-http" and any(f.startswith("--record=") for f in flags):
+        import uvicorn
+
+        record = next(f for f in flags if f.startswith("--record="))[len("--record=") :]
+        app = server.streamable_http_app(stateless_http="--stateless" in flags, json_response="--json" in flags)
+        uvicorn.run(_recorded(app, record), host="127.0.0.1", port=int(args[1]), log_level="warning")
     elif mode == "streamable-http":
         server.run(
             mode,
