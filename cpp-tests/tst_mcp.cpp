@@ -31,12 +31,25 @@ using Visindigo::Utility::JsonConfig;
 using Transport = Visindigo::Agent::MCP::Transport;
 using namespace ScriptedSteps;
 
-// The features server over stdio.
+// The features server over stdio, speaking 2025-11-25 only (--legacy: it refuses
+// server/discover), whose tools ask through that revision's server requests.
 static MCP featuresServer(const QString& name)
 {
     MCP m(name);
     m.setCommand(QStringLiteral(VI_PYTHON))
-        .setArguments({QStringLiteral(VISINDIGO_AGENT_SOURCE_DIR "/tests/mcp_servers/features_server.py"), QStringLiteral("stdio")});
+        .setArguments({QStringLiteral(VISINDIGO_AGENT_SOURCE_DIR "/tests/mcp_servers/features_server.py"), QStringLiteral("stdio"),
+                       QStringLiteral("--legacy")});
+    return m;
+}
+
+// The revision server over stdio: 2026-07-28, or 2025-11-25 with `legacy`.
+static MCP revisionServer(const QString& name, bool legacy)
+{
+    MCP m(name);
+    QStringList arguments{QStringLiteral(VISINDIGO_AGENT_SOURCE_DIR "/tests/mcp_servers/revision_server.py"), QStringLiteral("stdio")};
+    if (legacy)
+        arguments << QStringLiteral("--legacy");
+    m.setCommand(QStringLiteral(VI_PYTHON)).setArguments(arguments);
     return m;
 }
 
@@ -123,6 +136,28 @@ private slots:
         delete gone;
         QTest::qWait(500);
         QVERIFY(!late);
+    }
+
+    void getMCPServerInfoTellsTheRevisionOnceConnected()
+    {
+        Center* center = Center::getInstance();
+        for (const bool legacy : {false, true}) {
+            const QString name = QStringLiteral("rev");
+            center->addMCP(revisionServer(name, legacy));
+            QVERIFY(center->getMCPServerInfo(name).isEmpty());
+            QVERIFY(center->getMCPServerInfo(QStringLiteral("nobody")).isEmpty());
+            QString error = QStringLiteral("not called");
+            center->requestMCP(name, QStringLiteral("tools/list"), JsonConfig(), this,
+                               [&](const JsonConfig&, const QString& e) { error = e; });
+            QTRY_VERIFY_WITH_TIMEOUT(error != QStringLiteral("not called"), 30000);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            const JsonConfig info = center->getMCPServerInfo(name);
+            QCOMPARE(info.getString(QStringLiteral("protocolVersion")), legacy ? QStringLiteral("2025-11-25") : QStringLiteral("2026-07-28"));
+            QCOMPARE(info.getString(QStringLiteral("serverInfo.name")), QStringLiteral("vi-test-revision"));
+            QVERIFY(info.contains(QStringLiteral("capabilities.tools")));
+            center->removeMCP(name);
+            QTRY_VERIFY(center->getMCPServerInfo(name).isEmpty());
+        }
     }
 
     void anElicitationIsAnsweredFromTheSignal()

@@ -767,6 +767,16 @@ ViStatus vi_center_get_mcp(const struct ViCenter *center,
 ViStatus vi_center_mcps(const struct ViCenter *center, struct ViString **json_out);
 
 /**
+ * What MCP server `name` speaks, as a JSON object `{protocolVersion, serverInfo,
+ * capabilities}` (owned); `{}` while it is not connected or when no entry has that name
+ * (SPEC §I.3.1).
+ */
+ViStatus vi_center_mcp_server_info(const struct ViCenter *center,
+                                   const char *name,
+                                   size_t len,
+                                   struct ViString **json_out);
+
+/**
  * Registers a copy of `prompt` under its name.
  */
 ViStatus vi_center_add_prompt(const struct ViCenter *center, const struct ViPrompt *prompt);

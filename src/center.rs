@@ -262,6 +262,16 @@ impl Center {
         self.read().mcps.values().cloned().collect()
     }
 
+    /// What the MCP server `server` speaks (SPEC §I.3.1, issue 31): `{protocolVersion,
+    /// serverInfo, capabilities}` of its live connection; an empty object while it is not
+    /// connected or when no entry has that name.
+    pub fn mcp_server_info(&self, server: &str) -> Value {
+        match self.mcp(server) {
+            Some(m) => crate::mcp_client::server_info(&m),
+            None => Value::Object(Map::new()),
+        }
+    }
+
     /// Sends any request to this Center's MCP server `server` (SPEC §H.4.4: resources, prompts,
     /// completion, …) over the pooled connection, connecting it if needed, and calls `done`
     /// with the result or a readable reason, on a library thread (at once, on the caller's,

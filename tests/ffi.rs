@@ -532,3 +532,33 @@ fn oauth_tokens_are_set_and_read_but_never_written_to_the_json() {
         vi_mcp_free(mcp);
     }
 }
+
+#[test]
+fn mcp_server_info_is_an_empty_object_until_connected_and_checks_its_arguments() {
+    unsafe {
+        let mut center = null_mut();
+        assert_eq!(vi_center_new(&mut center), ViStatus::Ok);
+        let mut mcp = null_mut();
+        let (p, n) = s("rev");
+        vi_mcp_new(p, n, &mut mcp);
+        let (c, cn) = s("python3");
+        assert_eq!(vi_mcp_set_command(mcp, c, cn), ViStatus::Ok);
+        assert_eq!(vi_center_add_mcp(center, mcp), ViStatus::Ok);
+        let mut out = null_mut();
+        for name in ["rev", "nobody"] {
+            let (p, n) = s(name);
+            assert_eq!(vi_center_mcp_server_info(center, p, n, &mut out), ViStatus::Ok);
+            assert_eq!(take(out), "{}", "{name}");
+        }
+        // NULL is the process-wide Center, which has no such entry.
+        assert_eq!(vi_center_mcp_server_info(null(), p, n, &mut out), ViStatus::Ok);
+        assert_eq!(take(out), "{}");
+        assert_eq!(vi_center_mcp_server_info(center, p, n, null_mut()), ViStatus::NullArgument);
+        assert_eq!(vi_center_mcp_server_info(center, null(), 3, &mut out), ViStatus::NullArgument);
+        assert!(last_error().contains("vi_center_mcp_server_info"), "{}", last_error());
+        let bad = [0xffu8, 0xfe];
+        assert_eq!(vi_center_mcp_server_info(center, bad.as_ptr().cast(), 2, &mut out), ViStatus::InvalidUtf8);
+        vi_mcp_free(mcp);
+        vi_center_free(center);
+    }
+}

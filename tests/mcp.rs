@@ -133,7 +133,8 @@ fn a_dialog_entry_overrides_the_centers_and_functions_come_first() {
 #[test]
 fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
     let _serial = serial();
-    let server = HttpServer::start("streamable-http", None);
+    // Sessions are of 2025-11-25 and older: the server refuses server/discover.
+    let server = HttpServer::start_with("tools_server.py", "streamable-http", None, &["--legacy"]);
     let srv = chat_server(vec![
         calls(&[("web__shout_loud_", r#"{"text":"hello"}"#)]),
         answer("done"),
@@ -149,7 +150,7 @@ fn streamable_http_tools_work_and_a_forgotten_session_is_initialised_again() {
     // A new server process on the same port knows nothing of the session.
     let port = server.port;
     drop(server);
-    let _server = HttpServer::start("streamable-http", Some(port));
+    let _server = HttpServer::start_with("tools_server.py", "streamable-http", Some(port), &["--legacy"]);
     let bodies = run(&d, &srv);
     assert!(mcp_failures(&rec.snapshot()).is_empty(), "{:?}", rec.snapshot());
     assert_eq!(bodies[3]["messages"].as_array().unwrap().last().unwrap()["content"], "42");

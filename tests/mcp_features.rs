@@ -13,16 +13,23 @@ use support::mcp_servers::*;
 use support::*;
 use visindigo_agent::{Api, Center, CenterEvent, CenterSink, Event, Mcp, Message, Role, Transport};
 
-/// The features server over `transport`, and the server process when it is an HTTP one.
+/// The features server over `transport`, and the server process when it is an HTTP one. It
+/// speaks 2025-11-25 only (`--legacy`: it refuses `server/discover`): its tools ask through
+/// the SDK's server requests of that revision; the same features at 2026-07-28 are
+/// tests/mcp_revision.rs.
 fn features(name: &str, transport: Transport) -> (Mcp, Option<HttpServer>) {
     match transport {
-        Transport::Stdio => (stdio_entry_of(name, "features_server.py"), None),
+        Transport::Stdio => {
+            let mut entry = stdio_entry_of(name, "features_server.py");
+            entry.arguments.push("--legacy".into());
+            (entry, None)
+        }
         Transport::StreamableHttp => {
-            let server = HttpServer::start_script("features_server.py", "streamable-http", None);
+            let server = HttpServer::start_with("features_server.py", "streamable-http", None, &["--legacy"]);
             (server.entry(name, transport, "/mcp"), Some(server))
         }
         Transport::Sse => {
-            let server = HttpServer::start_script("features_server.py", "sse", None);
+            let server = HttpServer::start_with("features_server.py", "sse", None, &["--legacy"]);
             (server.entry(name, transport, "/sse"), Some(server))
         }
     }

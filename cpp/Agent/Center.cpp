@@ -258,6 +258,12 @@ QList<MCP> Center::getMCPs() const
     return mcpsFromJson(ownedJson([&](ViString** o) { return vi_center_mcps(d->center, o); }));
 }
 
+JsonConfig Center::getMCPServerInfo(const QString& serverName) const
+{
+    const Utf8 n(serverName);
+    return takeJson(ownedJson([&](ViString** o) { return vi_center_mcp_server_info(d->center, n.data(), n.size(), o); }));
+}
+
 // ---- functions -------------------------------------------------------------------------------------
 
 Center& Center::addFunction(Function* function)

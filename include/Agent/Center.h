@@ -94,6 +94,11 @@ public:
     MCP getMCP(const QString& name) const;
     /// Every MCP server, sorted by name.
     QList<MCP> getMCPs() const;
+    /// What MCP server `serverName` speaks while connected (SPEC §I.3.1):
+    /// `{protocolVersion, serverInfo, capabilities}` — "2026-07-28" for a server that answered
+    /// `server/discover`, the version `initialize` agreed on otherwise; empty while it is not
+    /// connected (before its first use, after it stopped) or when no entry has that name.
+    Visindigo::Utility::JsonConfig getMCPServerInfo(const QString& serverName) const;
     /// Registers a copy of `prompt` under its name; an empty name is ignored, an existing one replaced.
     Center& addPrompt(const Prompt& prompt);
     /// Unregisters prompt `name`.

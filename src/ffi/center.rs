@@ -185,6 +185,19 @@ pub unsafe extern "C" fn vi_center_mcps(center: *const ViCenter, json_out: *mut 
     unsafe { list("vi_center_mcps", center, json_out, |c| json_array(c.mcps().iter().map(|m| m.to_json()))) }
 }
 
+/// What MCP server `name` speaks, as a JSON object `{protocolVersion, serverInfo,
+/// capabilities}` (owned); `{}` while it is not connected or when no entry has that name
+/// (SPEC §I.3.1).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn vi_center_mcp_server_info(center: *const ViCenter, name: *const c_char, len: usize, json_out: *mut *mut ViString) -> ViStatus {
+    boundary::status("vi_center_mcp_server_info", || {
+        let c = unsafe { resolve(center) }?;
+        let name = unsafe { string::arg("the server name", name, len) }?;
+        let info = c.mcp_server_info(name).to_string();
+        unsafe { string::write_owned(json_out, info) }
+    })
+}
+
 /// Registers a copy of `prompt` under its name.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_center_add_prompt(center: *const ViCenter, prompt: *const ViPrompt) -> ViStatus {

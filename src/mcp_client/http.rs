@@ -83,6 +83,9 @@ pub(crate) enum SendError {
     /// expired, revoked, too narrow) was refused.
     Unauthorized { challenge: Challenge, generation: u64, status: reqwest::StatusCode },
     Failed(String),
+    /// The server answered the request with an HTTP error status (not an authorization
+    /// refusal): it is there but does not take the request.
+    Rejected(String),
 }
 
 impl SendError {
@@ -90,7 +93,7 @@ impl SendError {
         match self {
             SendError::SessionGone => "the server rejected the session".to_owned(),
             SendError::Unauthorized { status, .. } => format!("the server refused the authorization: HTTP {status}"),
-            SendError::Failed(reason) => reason,
+            SendError::Failed(reason) | SendError::Rejected(reason) => reason,
         }
     }
 }

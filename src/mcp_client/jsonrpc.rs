@@ -50,11 +50,21 @@ pub(crate) struct Responder {
 }
 
 impl Responder {
-    /// A responder whose answer (the JSON-RPC reply) comes back to the client itself, not to
-    /// the server: the elicitations of a -32042 error (SPEC §I.3.5) are asked this way.
-    pub fn local() -> (Responder, mpsc::UnboundedReceiver<Value>) {
+    /// A responder whose answer is not sent to the server but handed to the caller: the
+    /// answers to a 2026 `input_required` result go into the retried request (SPEC §I.3.2), and
+    /// the elicitations of a -32042 error (SPEC §I.3.5) are asked this way.
+    pub fn collecting() -> (Responder, mpsc::UnboundedReceiver<Value>) {
         let (outgoing, answers) = mpsc::unbounded_channel();
         (Responder { id: Value::Null, outgoing, answered: false }, answers)
+    }
+
+    /// The outcome a collecting responder's message carries: `Ok(result)` or `Err(reason)`.
+    pub fn outcome(message: &Value) -> Result<Value, String> {
+        match (message.get("result"), message.get("error")) {
+            (Some(result), _) => Ok(result.clone()),
+            (None, Some(error)) => Err(error_text(error)),
+            (None, None) => Err("no answer".to_owned()),
+        }
     }
 
     pub fn answer(mut self, outcome: Result<Value, String>) {
@@ -82,6 +92,9 @@ fn reply(id: &Value, outcome: Result<Value, String>) -> Value {
 struct Waiter {
     answer: oneshot::Sender<Reply>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// The whole answer message is the reply, error or not (`server/discover` reads the
+    /// error's code and data).
+    whole: bool,
 }
 
 pub(crate) struct Rpc {
@@ -174,9 +187,19 @@ impl Rpc {
 
     /// A new request message and the handle that receives its answer; fails when closed. With
     /// `watch`, the request carries a `progressToken` (its id) and the handle its progress.
-    /// `initialize` is never cancelled (the MCP lifecycle forbids it); everything else is when
+    /// `initialize` and `server/discover` are never cancelled (the MCP lifecycle forbids it); everything else is when
     /// given up.
     pub fn start(self: &Arc<Self>, method: &str, params: Option<Value>, watch: bool) -> Result<(Value, Pending), String> {
+        self.start_with(method, params, watch, false)
+    }
+
+    /// As [`Rpc::start`], but the reply is the server's whole answer message, `result` or
+    /// `error` (a closed connection still fails).
+    pub fn start_whole(self: &Arc<Self>, method: &str, params: Option<Value>) -> Result<(Value, Pending), String> {
+        self.start_with(method, params, false, true)
+    }
+
+    fn start_with(self: &Arc<Self>, method: &str, params: Option<Value>, watch: bool, whole: bool) -> Result<(Value, Pending), String> {
         if let Some(reason) = self.closed() {
             return Err(reason);
         }
@@ -188,7 +211,7 @@ impl Rpc {
         } else {
             (None, None)
         };
-        self.lock_pending().insert(id, Waiter { answer: sender, progress: progress_tx });
+        self.lock_pending().insert(id, Waiter { answer: sender, progress: progress_tx, whole });
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
         let mut params = params;
         if watch {
@@ -203,7 +226,7 @@ impl Rpc {
         if let Some(params) = params {
             message["params"] = params;
         }
-        let cancel_reason = (method != "initialize").then(|| "the client no longer needs the result".to_owned());
+        let cancel_reason = (!matches!(method, "initialize" | "server/discover")).then(|| "the client no longer needs the result".to_owned());
         Ok((message, Pending { rpc: self.clone(), id, answer, progress, cancel_reason }))
     }
 
@@ -244,6 +267,11 @@ impl Rpc {
         let changed = *current != roots;
         *current = roots;
         changed
+    }
+
+    /// What `roots/list` answers.
+    pub fn roots(&self) -> Vec<Value> {
+        self.roots.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Whether the request `id` still waits for its answer.
@@ -296,6 +324,10 @@ impl Rpc {
             (None, Some(id)) => {
                 let Some(id) = as_id(id) else { return };
                 let Some(waiter) = self.lock_pending().remove(&id) else { return };
+                if waiter.whole {
+                    let _ = waiter.answer.send(Ok(Value::Object(m)));
+                    return;
+                }
                 let reply = match (m.get("result"), m.get("error")) {
                     (_, Some(error)) => {
                         if error.get("code").and_then(Value::as_i64) == Some(super::url_elicitation::CODE) {

@@ -19,7 +19,8 @@
 //! So the client stays hand-written.
 //!
 //! **Files.** `jsonrpc` (ids, waiting calls, server requests), `protocol` (initialize, version
-//! negotiation, tools/list, tools/call results), `naming` (`<server>__<tool>`), `stdio`,
+//! negotiation, tools/list, tools/call results), `revision` (2025-11-25 and older or 2026-07-28:
+//! what each request carries, how the server asks the client), `naming` (`<server>__<tool>`), `stdio`,
 //! `streamable_http`, `sse` (legacy), `http` (shared HTTP bits), `oauth` (authorization),
 //! `tasks` (tool calls run as tasks), `url_elicitation` (the -32042 error),
 //! `children` (process ids for exit-time cleanup); this file: a connection, the process-wide
@@ -38,6 +39,7 @@ mod jsonrpc;
 pub mod naming;
 pub mod oauth;
 mod protocol;
+mod revision;
 mod sse;
 mod stdio;
 mod streamable_http;
@@ -53,9 +55,10 @@ use crate::message::ToolOutput;
 use http::SendError;
 use jsonrpc::{Pending, Rpc};
 use oauth::Authorization;
+use revision::{Discovered, InputRequired, Revision};
 use serde_json::{Value, json};
 use sse::LegacySse;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -65,6 +68,9 @@ use tokio::time::{Instant, timeout, timeout_at};
 
 /// A server that has not completed `initialize` by then is unreachable (SPEC §F).
 pub const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `server/discover` is waited for before `initialize` is asked instead (within
+/// [`INITIALIZE_TIMEOUT`], so that a server that never answers it still has time for that).
+pub const DISCOVER_TIMEOUT: Duration = Duration::from_secs(5);
 /// The limit of listing the tools (all pages) after `initialize`.
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 /// At most this many `tools/list` pages are read.
@@ -94,8 +100,17 @@ pub(crate) struct Connection {
     session: tokio::sync::Mutex<u64>,
     auth: Arc<Authorization>,
     asking: Arc<Askers>,
-    /// Whether the server runs `tools/call` as a task (SPEC §I.3.4), as its last `initialize` said.
+    /// Whether the server runs `tools/call` as a task (SPEC §I.3.4), as its last handshake said.
     runs_tasks: AtomicBool,
+    /// The revision the server speaks, remembered by the pool's slot across connections so
+    /// that a reconnect does not ask again (SPEC §I.3.1).
+    revision: Arc<Mutex<Option<Revision>>>,
+    /// Set once the handshake is done.
+    connected: AtomicBool,
+    /// 2026: the resources the application subscribed to, and the `subscriptions/listen`
+    /// running for them and the server's list changes (SPEC §I.3.3).
+    subscriptions: Mutex<BTreeSet<String>>,
+    listening: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 /// Who answers the server's elicitation and sampling requests made during a tool call (SPEC
@@ -223,7 +238,7 @@ impl Connection {
     /// Connects, initialises and lists the tools; on any failure nothing is left running. The
     /// server's notifications go to `listeners`; a server that refuses the authorization gets
     /// new tokens from `auth` (the user's time in the browser is not part of the 10 s).
-    async fn open(config: &Mcp, listeners: Arc<Listeners>, auth: Arc<Authorization>) -> Result<Connection, String> {
+    async fn open(config: &Mcp, listeners: Arc<Listeners>, auth: Arc<Authorization>, revision: Arc<Mutex<Option<Revision>>>) -> Result<Connection, String> {
         if !config.is_valid() {
             return Err("the MCP entry is not valid (a stdio server needs a command, the others a url)".to_owned());
         }
@@ -241,7 +256,12 @@ impl Connection {
         let rpc = Rpc::new();
         rpc.set_roots(protocol::roots(&config.roots));
         let (heard, server) = (listeners.clone(), config.name.clone());
-        rpc.on_notification(Box::new(move |method, params| heard.notify(&server, method, params)));
+        rpc.on_notification(Box::new(move |method, params| {
+            // The first frame of a 2026 `subscriptions/listen` is the library's, not news.
+            if method != revision::stateless::LISTEN_ACKNOWLEDGED {
+                heard.notify(&server, method, params);
+            }
+        }));
         let asking = Arc::new(Askers::default());
         let routes = asking.clone();
         rpc.on_request(Box::new(move |request, responder| routes.route(request, responder)));
@@ -259,7 +279,19 @@ impl Connection {
                 }
             }
         };
-        let connection = Connection { rpc, link, tools: Mutex::new(Arc::new(Vec::new())), session: tokio::sync::Mutex::new(0), auth, asking, runs_tasks: AtomicBool::new(false) };
+        let connection = Connection {
+            rpc,
+            link,
+            tools: Mutex::new(Arc::new(Vec::new())),
+            session: tokio::sync::Mutex::new(0),
+            auth,
+            asking,
+            revision,
+            connected: AtomicBool::new(false),
+            subscriptions: Mutex::new(BTreeSet::new()),
+            listening: Mutex::new(None),
+            runs_tasks: AtomicBool::new(false),
+        };
         let ready = async {
             let mut tries = 0;
             loop {
@@ -312,8 +344,70 @@ impl Connection {
         }
     }
 
-    /// `initialize`, version check, `notifications/initialized`.
+    fn known_revision(&self) -> Option<Revision> {
+        self.revision.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The revision, the server's info and capabilities (SPEC §I.3.1); None before the
+    /// handshake is done.
+    fn info(&self) -> Option<Value> {
+        self.connected.load(Ordering::Acquire).then(|| self.known_revision().map(|r| r.info())).flatten()
+    }
+
+    /// Settles the revision (SPEC §I.3.1): the one this entry's server spoke before, else
+    /// `server/discover` and, where its answer is no evidence of a 2026 server, `initialize`.
     async fn handshake(&self) -> Result<(), SendError> {
+        if let Link::Http(h) = &self.link {
+            h.reset();
+        }
+        let revision = match self.known_revision() {
+            Some(Revision::Stateless(known)) => Revision::Stateless(known),
+            Some(Revision::Stateful(_)) => self.initialize().await?,
+            None => match self.discover().await? {
+                Discovered::Stateless(found) => Revision::Stateless(found),
+                Discovered::Initialize => self.initialize().await?,
+                Discovered::Incompatible(reason) => return Err(SendError::Failed(reason)),
+            },
+        };
+        if let Link::Http(h) = &self.link {
+            h.set_revision(revision.clone());
+            if revision.has_session() {
+                h.listen();
+            }
+        }
+        self.runs_tasks.store(tasks::server_runs_tool_tasks(&revision.info()), Ordering::Relaxed);
+        *self.revision.lock().unwrap_or_else(|e| e.into_inner()) = Some(revision);
+        self.connected.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// `server/discover` with the 2026 envelope, and what its answer means. A network error
+    /// or a closed connection fails; an HTTP error status or no answer in time means
+    /// `initialize` (as in the official Python SDK's client).
+    async fn discover(&self) -> Result<Discovered, SendError> {
+        let probe = Revision::Stateless(revision::stateless::Stateless::probe());
+        if let Link::Http(h) = &self.link {
+            h.set_revision(probe.clone());
+        }
+        let params = probe.stamp("server/discover", None);
+        let (message, mut pending) = self.rpc.start_whole("server/discover", params).map_err(SendError::Failed)?;
+        let asked = async {
+            self.send(&message).await?;
+            pending.wait().await.map_err(SendError::Failed)
+        };
+        match timeout(DISCOVER_TIMEOUT, asked).await {
+            Err(_) | Ok(Err(SendError::Rejected(_))) => Ok(Discovered::Initialize),
+            Ok(Err(failure)) => Err(failure),
+            Ok(Ok(answer)) => Ok(match (answer.get("result"), answer.get("error")) {
+                (_, Some(error)) => revision::discovered(Err(Some(error))),
+                (Some(result), None) => revision::discovered(Ok(result)),
+                (None, None) => Discovered::Initialize,
+            }),
+        }
+    }
+
+    /// `initialize`, version check, `notifications/initialized` (2025-11-25 and older).
+    async fn initialize(&self) -> Result<Revision, SendError> {
         if let Link::Http(h) = &self.link {
             h.reset();
         }
@@ -321,20 +415,66 @@ impl Connection {
         self.send(&message).await?;
         let result = pending.wait().await.map_err(SendError::Failed)?;
         let version = protocol::negotiated_version(&result).map_err(SendError::Failed)?;
-        self.runs_tasks.store(tasks::server_runs_tool_tasks(&result), Ordering::Relaxed);
+        let revision = Revision::Stateful(revision::stateful::Stateful::from_initialize(&version, &result));
         if let Link::Http(h) = &self.link {
-            h.set_version(&version);
+            h.set_revision(revision.clone());
         }
         self.send(&Rpc::notification("notifications/initialized", None)).await?;
-        if let Link::Http(h) = &self.link {
-            h.listen();
-        }
-        Ok(())
+        Ok(revision)
     }
 
     /// Sends what the client says on its own — `notifications/cancelled` for every request
     /// given up (SPEC §H.4.2), the late answers to server requests (§H.4.5) — for as long as
     /// the connection lives.
+    /// 2026 (SPEC §I.3.3): listens with `subscriptions/listen` — for the list changes the
+    /// server says it announces and the resources subscribed to — replacing the listen running
+    /// (given up, so cancelled on the server); a listen that ends is opened again after a
+    /// second while the connection lives. Its events are dispatched as any notification: to
+    /// `mcpNotification`, and a changed tool list is fetched again before the next round.
+    fn listen(self: &Arc<Self>) {
+        let Some(Revision::Stateless(server)) = self.known_revision() else { return };
+        let uris: Vec<String> = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
+        let Some(params) = revision::stateless::listen_params(&server, &uris) else { return };
+        let connection = Arc::downgrade(self);
+        let task = tokio::spawn(async move {
+            loop {
+                let Some(c) = connection.upgrade().filter(|c| c.is_alive()) else { break };
+                let stamped = c.known_revision().and_then(|r| r.stamp("subscriptions/listen", Some(params.clone())));
+                // Holds the connection while it listens; shutting it down aborts this task.
+                let _ = c.exchange_once("subscriptions/listen", stamped, None).await;
+                drop(c);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+        if let Some(previous) = self.listening.lock().unwrap_or_else(|e| e.into_inner()).replace(task.abort_handle()) {
+            previous.abort();
+        }
+    }
+
+    /// 2026 has no `resources/subscribe`: the application's subscription changes what is
+    /// listened to (SPEC §I.3.3). None: not such a request, or not a 2026 server.
+    fn subscribe(self: &Arc<Self>, method: &str, params: &Option<Value>) -> Option<Result<Value, String>> {
+        let subscribing = match method {
+            "resources/subscribe" => true,
+            "resources/unsubscribe" => false,
+            _ => return None,
+        };
+        if !matches!(self.known_revision(), Some(Revision::Stateless(_))) {
+            return None;
+        }
+        let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) else {
+            return Some(Err(format!("{method} needs params {{\"uri\": …}}")));
+        };
+        let changed = {
+            let mut subscribed = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+            if subscribing { subscribed.insert(uri.to_owned()) } else { subscribed.remove(uri) }
+        };
+        if changed {
+            self.listen();
+        }
+        Some(Ok(json!({})))
+    }
+
     fn send_outgoing(self: &Arc<Self>) {
         let Some(mut outgoing) = self.rpc.outgoing() else { return };
         let connection = Arc::downgrade(self);
@@ -357,10 +497,82 @@ impl Connection {
         self.exchange(method, params, None).await.map_err(RequestError::reason)
     }
 
-    /// One request, watched or not; a streamable HTTP session the server forgot is
+    /// One request, watched or not, sent as the server's revision says. A 2026 server's
+    /// `input_required` result is answered through the call's asker, as its server requests
+    /// are in 2025, and the request sent again with the answers, for as many rounds as the
+    /// server asks within the call's limit, restarted by progress (SPEC §I.3.2).
+    async fn exchange(&self, method: &str, params: Option<Value>, watch: Option<&Watch<'_>>) -> Result<Value, RequestError> {
+        let Some(watch) = watch else {
+            return self.exchange_rounds(method, params, None).await;
+        };
+        let active = Mutex::new(Instant::now());
+        let on_progress = |p: Progress| {
+            *active.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+            (watch.on_progress)(p);
+        };
+        let inner = Watch { limit: watch.limit, on_progress: &on_progress, asker: watch.asker.clone() };
+        let deadline = || *active.lock().unwrap_or_else(|e| e.into_inner()) + watch.limit;
+        self.exchange_rounds(method, params, Some((&inner, &deadline))).await
+    }
+
+    /// The rounds of one request: each sent stamped by the revision; `watch` with the time
+    /// by which the next round must be asked and answered.
+    async fn exchange_rounds(&self, method: &str, mut params: Option<Value>, watch: Option<(&Watch<'_>, &(dyn Fn() -> Instant + Sync))>) -> Result<Value, RequestError> {
+        let timed_out = || RequestError::TimedOut(watch.map_or(Duration::ZERO, |(w, _)| w.limit));
+        loop {
+            let revision = self.known_revision();
+            let stamped = match &revision {
+                Some(r) => r.stamp(method, params.clone()),
+                None => params.clone(),
+            };
+            let result = self.exchange_once(method, stamped, watch.map(|(w, _)| w)).await?;
+            let Some(asked) = revision.as_ref().and_then(|r| r.input_required(&result)) else { return Ok(result) };
+            let asked = asked.map_err(RequestError::Failed)?;
+            // A server that asks round after round without end is given up at the limit.
+            if watch.is_some_and(|(_, deadline)| Instant::now() >= deadline()) {
+                return Err(timed_out());
+            }
+            let answering = self.answer_inputs(method, &asked, watch.map(|(w, _)| w));
+            let answers = match watch.map(|(_, deadline)| deadline()) {
+                Some(deadline) => timeout_at(deadline, answering).await.map_err(|_| timed_out())?,
+                None => answering.await,
+            }
+            .map_err(RequestError::Failed)?;
+            params = revision::stateless::retry_params(params, answers, asked.request_state);
+        }
+    }
+
+    /// The answers to one `input_required` result, keyed as asked: elicitation and sampling
+    /// through the call's asker (outside a call as server requests are: elicitation declined,
+    /// sampling refused), the roots from the entry. A question the client does not answer
+    /// fails the request with its reason.
+    async fn answer_inputs(&self, method: &str, asked: &InputRequired, watch: Option<&Watch<'_>>) -> Result<serde_json::Map<String, Value>, String> {
+        let asker = watch.and_then(|w| w.asker.clone());
+        let each = asked.requests.iter().map(|request| {
+            let asker = asker.clone();
+            async move {
+                if request.method == "roots/list" {
+                    return Ok((request.key.clone(), json!({"roots": self.rpc.roots()})));
+                }
+                let (responder, mut answer) = Responder::collecting();
+                let server_request = ServerRequest { method: request.method.clone(), params: request.params.clone(), related: None };
+                match asker {
+                    Some(asker) => asker.ask(server_request, responder),
+                    None => self.asking.route(server_request, responder),
+                }
+                let message = answer.recv().await.unwrap_or(Value::Null);
+                Responder::outcome(&message)
+                    .map(|result| (request.key.clone(), result))
+                    .map_err(|reason| format!("the server asked for {} during {method} and got no answer: {reason}", request.method))
+            }
+        });
+        futures_util::future::join_all(each).await.into_iter().collect()
+    }
+
+    /// One request as it is sent; a streamable HTTP session the server forgot is
     /// re-initialised once, a refused authorization renewed (SPEC §H.4.6). Given up (dropped,
     /// timed out) it is cancelled on the server.
-    async fn exchange(&self, method: &str, params: Option<Value>, watch: Option<&Watch<'_>>) -> Result<Value, RequestError> {
+    async fn exchange_once(&self, method: &str, params: Option<Value>, watch: Option<&Watch<'_>>) -> Result<Value, RequestError> {
         let mut retried = false;
         let mut tries = 0;
         loop {
@@ -372,7 +584,7 @@ impl Connection {
             };
             pending.forget();
             match failure {
-                SendError::Failed(reason) => return Err(RequestError::Failed(reason)),
+                SendError::Failed(reason) | SendError::Rejected(reason) => return Err(RequestError::Failed(reason)),
                 unauthorized @ SendError::Unauthorized { .. } => {
                     reauthorize(&self.auth, unauthorized, &mut tries).await.map_err(RequestError::Failed)?;
                 }
@@ -508,6 +720,9 @@ impl Connection {
     }
 
     async fn shutdown(&self) {
+        if let Some(listening) = self.listening.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            listening.abort();
+        }
         match &self.link {
             Link::Stdio(s) => s.shutdown().await,
             Link::Http(h) => h.shutdown().await,
@@ -556,6 +771,8 @@ struct Slot {
     listeners: Arc<Listeners>,
     /// The server's tokens, kept across its connections.
     auth: Arc<Authorization>,
+    /// The revision the server spoke, kept across its connections (SPEC §I.3.1).
+    revision: Arc<Mutex<Option<Revision>>>,
 }
 
 impl Slot {
@@ -566,6 +783,7 @@ impl Slot {
             retired: AtomicBool::new(false),
             auth: Arc::new(Authorization::new(config, listeners.clone())),
             listeners,
+            revision: Arc::new(Mutex::new(None)),
         }
     }
 }
@@ -601,8 +819,9 @@ async fn connection(config: Mcp, start: bool, center: WeakCenter) -> Result<Opti
         if !start || slot.retired.load(Ordering::Acquire) {
             return Ok(None);
         }
-        let c = Arc::new(Connection::open(&config, slot.listeners.clone(), slot.auth.clone()).await?);
+        let c = Arc::new(Connection::open(&config, slot.listeners.clone(), slot.auth.clone(), slot.revision.clone()).await?);
         c.send_outgoing();
+        c.listen();
         *held = Some(c.clone());
         Ok(Some(c))
     });
@@ -665,6 +884,14 @@ pub fn shutdown_all() {
 
 // --- requests of the application ------------------------------------------------------------
 
+/// `{protocolVersion, serverInfo, capabilities}` of the pool's live connection for `config`;
+/// an empty object while it is not connected (SPEC §I.3.1).
+pub(crate) fn server_info(config: &Mcp) -> Value {
+    let Some(slot) = pool().get(&key(config)).cloned() else { return json!({}) };
+    let Ok(held) = slot.connection.try_lock() else { return json!({}) };
+    held.as_ref().filter(|c| c.is_alive()).and_then(|c| c.info()).unwrap_or_else(|| json!({}))
+}
+
 /// Sends `method` to the server of `config` over the pool's connection, connecting it if
 /// needed (SPEC §H.4.4); `center` hears the server's notifications from then on. Progress
 /// restarts the entry's call limit as for tool calls.
@@ -677,6 +904,9 @@ pub(crate) async fn request(config: Mcp, center: WeakCenter, method: &str, param
         .map_err(|e| crate::redact::redact(&e).into_owned())?
         .ok_or_else(|| format!("the MCP server {} was removed", config.name))?;
     c.use_roots(&config.roots).await;
+    if let Some(subscribed) = c.subscribe(method, &params) {
+        return subscribed;
+    }
     let watch = Watch { limit: Duration::from_millis(u64::from(config.call_timeout_ms)), on_progress: &|_| {}, asker: None };
     c.exchange(method, params, Some(&watch)).await.map_err(|e| crate::redact::redact(&c.explain_failed_request(e.reason())).into_owned())
 }
@@ -814,6 +1044,30 @@ pub fn read_server_message(message: serde_json::Value) {
     if let Some(list) = message.as_array() {
         let uris: Vec<String> = list.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
         let _ = protocol::roots(&uris);
+    }
+}
+
+/// Everything the client does with what a 2026 server answers, for the `mcp_revision` fuzz
+/// target: read as a `server/discover` result and as its JSON-RPC error, as an
+/// `input_required` result and the retry made of it, and as a request whose envelope and
+/// headers are made. Must never panic; a retry keeps the params an object.
+#[cfg(fuzzing)]
+pub fn read_revision_message(message: serde_json::Value) {
+    let _ = revision::discovered(Ok(&message));
+    let _ = revision::discovered(Err(Some(&message)));
+    let stateless = Revision::Stateless(revision::stateless::Stateless::probe());
+    if let Some(Ok(asked)) = stateless.input_required(&message) {
+        let answers = asked.requests.iter().map(|r| (r.key.clone(), r.params.clone())).collect();
+        let retry = revision::stateless::retry_params(message.get("params").cloned(), answers, asked.request_state);
+        assert!(retry.as_ref().is_some_and(Value::is_object), "a retry's params are an object");
+    }
+    let stamped = stateless.stamp(message.get("method").and_then(Value::as_str).unwrap_or(""), message.get("params").cloned());
+    assert!(stamped.as_ref().is_some_and(Value::is_object), "a 2026 request's params are an object");
+    for (name, value) in stateless.http_headers(&message) {
+        assert!(reqwest::header::HeaderValue::from_str(&value).is_ok(), "{name}: {value:?} is a valid header value");
+    }
+    if let Revision::Stateless(found) = stateless {
+        let _ = Revision::Stateless(found).info();
     }
 }
 

@@ -32,7 +32,7 @@ impl Poster {
         if let Some(refused) = http::unauthorized(&response, generation) {
             return Err(refused);
         }
-        if response.status().is_success() { Ok(()) } else { Err(SendError::Failed(http::status_error(response).await)) }
+        if response.status().is_success() { Ok(()) } else { Err(SendError::Rejected(http::status_error(response).await)) }
     }
 }
 

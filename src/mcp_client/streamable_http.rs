@@ -3,16 +3,20 @@
 //! out a session (`Mcp-Session-Id`), sent back with every later request; a 404 for a known
 //! session means the server forgot it, and the connection initialises again once (see
 //! `Connection::request`) — so does a 400 that says so about the session, which is how the
-//! TypeScript SDK's example servers (server-everything) answer a session they do not know. What a server says during a request (progress, elicitation,
+//! TypeScript SDK's example servers (server-everything) answer a session they do not know.
+//! What a server says during a request (progress, elicitation,
 //! sampling) comes on that request's answer stream; what it says on its own (a subscribed
 //! resource changed, its lists changed) comes on the GET stream, which is opened after each
-//! `initialize` and held open while the session lasts (SPEC §H.4.4).
+//! `initialize` and held open while the session lasts (SPEC §H.4.4). Each message's headers
+//! are what the revision says (`revision`): at 2026-07-28 there is no session and no GET
+//! stream, and every POST names its version, method and tool/prompt/resource (SPEC §I.3.1).
 
 use crate::sse::SseDecoder;
 use super::{MESSAGE_LIMIT, http, too_large};
 use super::http::SendError;
 use super::jsonrpc::Rpc;
 use super::oauth::Authorization;
+use super::revision::Revision;
 use crate::mcp::Mcp;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
 use serde_json::Value;
@@ -21,7 +25,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
 
 pub(crate) struct StreamableHttp(Arc<Shared>);
 
@@ -33,7 +36,8 @@ pub(crate) struct Shared {
     auth: Arc<Authorization>,
     rpc: Arc<Rpc>,
     session: Mutex<Option<String>>,
-    version: Mutex<Option<String>>,
+    /// What each message's headers say (version; 2026: method and name too).
+    revision: Mutex<Option<Revision>>,
     /// Counts `initialize`s: a GET stream of an earlier session ends.
     generation: AtomicU64,
 }
@@ -55,7 +59,7 @@ impl StreamableHttp {
             auth,
             rpc,
             session: Mutex::new(None),
-            version: Mutex::new(None),
+            revision: Mutex::new(None),
             generation: AtomicU64::new(0),
         })))
     }
@@ -81,7 +85,7 @@ impl Shared {
     /// One GET stream, read until it ends; false when the server offers none.
     async fn read_get_stream(self: &Arc<Self>, generation: u64) -> bool {
         let request = self.client.http.get(self.url.clone()).header(ACCEPT, "text/event-stream");
-        let Ok(mut response) = self.with_headers(request).await.0.send().await else { return true };
+        let Ok(mut response) = self.with_headers(request, &Value::Null).await.0.send().await else { return true };
         if !response.status().is_success() {
             // 405: the server sends nothing on its own; 401: the next request authorizes again;
             // anything else: the session is over.
@@ -116,29 +120,30 @@ impl Shared {
 }
 
 impl StreamableHttp {
-    /// Starts over without a session and without a negotiated version (before `initialize`).
+    /// Starts over without a session and without a negotiated revision (before the handshake).
     pub fn reset(&self) {
         *self.session.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.revision.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
-    pub fn set_version(&self, version: &str) {
-        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(version.to_owned());
+    pub fn set_revision(&self, revision: Revision) {
+        *self.revision.lock().unwrap_or_else(|e| e.into_inner()) = Some(revision);
     }
 
 }
 
 impl Shared {
     /// The configured headers, the access token (with the generation it belongs to), the
-    /// session and the negotiated version.
-    async fn with_headers(&self, request: reqwest::RequestBuilder) -> (reqwest::RequestBuilder, u64) {
+    /// session and what the revision says about `message` (for a GET or DELETE: about none).
+    async fn with_headers(&self, request: reqwest::RequestBuilder, message: &Value) -> (reqwest::RequestBuilder, u64) {
         let (headers, generation) = http::authorized(&self.headers, &self.auth).await;
         let mut request = request.headers(headers);
         if let Some(session) = self.session() {
             request = request.header(SESSION_HEADER, session);
         }
-        if let Some(version) = self.version.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-            request = request.header(VERSION_HEADER, version);
+        let revision = self.revision.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for (name, value) in revision.map(|r| r.http_headers(message)).unwrap_or_default() {
+            request = request.header(name, value);
         }
         (request, generation)
     }
@@ -151,7 +156,7 @@ impl Shared {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(message.to_string());
-        self.with_headers(request).await
+        self.with_headers(request, message).await
     }
 }
 
@@ -175,9 +180,11 @@ impl StreamableHttp {
             if status == reqwest::StatusCode::BAD_REQUEST && had_session && forgot_session(&failure) {
                 return Err(SendError::SessionGone);
             }
-            return Err(SendError::Failed(failure));
+            return Err(SendError::Rejected(failure));
         }
-        if let Some(session) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+        // 2026-07-28 has no session: a server's session id is not taken up.
+        let sessions = self.revision.lock().unwrap_or_else(|e| e.into_inner()).as_ref().is_none_or(|r| r.has_session());
+        if let Some(session) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).filter(|_| sessions) {
             let mut current = self.session.lock().unwrap_or_else(|e| e.into_inner());
             if current.is_none() {
                 *current = Some(session.to_owned());
@@ -254,7 +261,7 @@ impl StreamableHttp {
     pub async fn shutdown(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         if self.session().is_some() {
-            let end = async { self.with_headers(self.client.http.delete(self.url.clone())).await.0.send().await };
+            let end = async { self.with_headers(self.client.http.delete(self.url.clone()), &Value::Null).await.0.send().await };
             let _ = tokio::time::timeout(Duration::from_secs(2), end).await;
         }
     }

@@ -41,7 +41,7 @@ pub(crate) async fn satisfy(reason: &str, elicitations: &[Value], watch: &Watch<
     for elicitation in elicitations {
         let mut params = elicitation.clone();
         params["mode"] = "url".into();
-        let (responder, mut answer) = Responder::local();
+        let (responder, mut answer) = Responder::collecting();
         asker.ask(ServerRequest { method: "elicitation/create".to_owned(), params, related: None }, responder);
         let reply = match tokio::time::timeout(watch.limit, answer.recv()).await {
             Ok(Some(reply)) => reply,
