@@ -1,6 +1,12 @@
 //! The configuration of one MCP server (SPEC §B.5). Connecting to it is `crate::mcp_client`'s job.
+//!
+//! A value type: it imports nothing from `mcp_client` (issue 31). The OAuth tokens an entry
+//! carries are a value too (`tokens`), which the client's authorization (`mcp_client::oauth`)
+//! uses from here.
 
-use crate::mcp_client::oauth::Tokens;
+pub mod tokens;
+
+pub use tokens::Tokens;
 use crate::{json, model::has_scheme};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! and tokens refreshed, both bound to the MCP server as the resource (RFC 8707).
 
 use super::endpoint::{self, Body, checked_url};
-use super::tokens::{Tokens, now};
+use crate::mcp::tokens::{Tokens, now};
 use serde_json::Value;
 
 /// Why no tokens came.

@@ -19,14 +19,14 @@ mod grant;
 mod loopback;
 mod pkce;
 mod registration;
-pub mod tokens;
 
 pub use challenge::Challenge;
 #[cfg(fuzzing)]
 pub use challenge::bearer_params;
 #[cfg(fuzzing)]
 pub use loopback::{Redirect, read_redirect};
-pub use tokens::Tokens;
+/// The tokens are a value of the entry (`crate::mcp`); the flow here fills them.
+pub use crate::mcp::tokens::{self, Tokens};
 
 use super::Listeners;
 use crate::mcp::Mcp;
