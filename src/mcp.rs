@@ -76,7 +76,8 @@ pub struct Mcp {
     /// requests are declined.
     pub sampling_provider_id: String,
     /// The client id registered with the server's authorization server (SPEC §H.4.6); empty:
-    /// the client registers itself dynamically.
+    /// the client registers itself dynamically. An https url with a path names the client's
+    /// metadata document, the id itself where the server reads such documents (§I.3.6).
     pub oauth_client_id: String,
     /// Tokens the application kept from an earlier authorization; never in the JSON.
     pub oauth_tokens: Tokens,
