@@ -32,6 +32,10 @@ pub(crate) use renewal::Renewals;
 #[cfg(fuzzing)]
 pub use challenge::bearer_params;
 #[cfg(fuzzing)]
+pub use discovery::read_auth_server;
+#[cfg(fuzzing)]
+pub use grant::read_tokens;
+#[cfg(fuzzing)]
 pub use loopback::{Redirect, read_redirect};
 /// The tokens are a value of the entry (`crate::mcp`); the flow here fills them.
 pub use crate::mcp::tokens::{self, Tokens};
