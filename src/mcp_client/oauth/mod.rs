@@ -171,10 +171,11 @@ impl Authorization {
         let bind = |port: u16| async move {
             Loopback::bind(port).await.map_err(|e| format!("the loopback redirect listener could not listen: {e}"))
         };
-        let (loopback, client_id, client_secret) = if found.client_id_metadata_documents && is_metadata_document(&configured) {
+        let document = is_metadata_document(&configured);
+        let (loopback, client_id, client_secret) = if found.client_id_metadata_documents && document {
             // SPEC §I.3.6: the authorization server fetches the document itself.
             (bind(0).await?, configured, String::new())
-        } else if !configured.is_empty() && !(is_metadata_document(&configured) && found.registration_endpoint.is_some()) {
+        } else if !configured.is_empty() && (!document || found.registration_endpoint.is_none()) {
             // A pre-registered id — or a document url the server cannot read and no
             // registration instead: given as is, for the server to judge.
             (bind(0).await?, configured, String::new())
