@@ -64,7 +64,7 @@ pub mod fuzz {
     pub use crate::run::chunk::{Parsed, parse as parse_chunk, reference::reference as reference_chunk};
     pub use crate::run::wire::read_server_text;
     pub use crate::mcp_client::{read_revision_message, read_server_message};
-    pub use crate::mcp_client::oauth::{Redirect, bearer_params, read_redirect};
+    pub use crate::mcp_client::oauth::{Challenge, Redirect, bearer_params, read_auth_server, read_redirect, read_tokens};
     pub use crate::prompt::reference::without_placeholders;
     pub use crate::sse::{Event as SseEvent, SseDecoder};
 }

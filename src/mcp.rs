@@ -1,6 +1,12 @@
 //! The configuration of one MCP server (SPEC §B.5). Connecting to it is `crate::mcp_client`'s job.
+//!
+//! A value type: it imports nothing from `mcp_client` (issue 31). The OAuth tokens an entry
+//! carries are a value too (`tokens`), which the client's authorization (`mcp_client::oauth`)
+//! uses from here.
 
-use crate::mcp_client::oauth::Tokens;
+pub mod tokens;
+
+pub use tokens::Tokens;
 use crate::{json, model::has_scheme};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -70,7 +76,8 @@ pub struct Mcp {
     /// requests are declined.
     pub sampling_provider_id: String,
     /// The client id registered with the server's authorization server (SPEC §H.4.6); empty:
-    /// the client registers itself dynamically.
+    /// the client registers itself dynamically. An https url with a path names the client's
+    /// metadata document, the id itself where the server reads such documents (§I.3.6).
     pub oauth_client_id: String,
     /// Tokens the application kept from an earlier authorization; never in the JSON.
     pub oauth_tokens: Tokens,

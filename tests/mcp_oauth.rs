@@ -1,4 +1,6 @@
-//! OAuth 2.1 for MCP servers (SPEC §H.4.6) against tests/mcp_servers/oauth_server.py: the
+//! OAuth 2.1 for MCP servers (SPEC §H.4.6, and of revision 2026-07-28 §I.3.6: Client ID
+//! Metadata Documents, RFC 9207 `iss`, step-up on `403 insufficient_scope`) against
+//! tests/mcp_servers/oauth_server.py: the
 //! official MCP Python SDK's own authorization server in front of a streamable HTTP (and a
 //! legacy SSE) server. The test plays the user: it opens the url of `McpAuthorizationRequired`
 //! and follows the redirects to the library's loopback listener.
@@ -79,12 +81,30 @@ fn events(log: &str) -> Vec<String> {
     std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].as_str().unwrap().to_owned()).collect()
 }
 
+/// The log's records of `event`, whole.
+fn records(log: &str, event: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|r| r["event"] == event).collect()
+}
+
+/// "METHOD /path" of every HTTP request the server received, in order.
+fn paths(log: &str) -> Vec<String> {
+    std::fs::read_to_string(format!("{log}.paths")).unwrap_or_default().lines().map(str::to_owned).collect()
+}
+
 /// oauth_server.py in `mode` (streamable-http, sse), logging to a fresh file named after `test`.
 fn oauth_server(mode: &str, test: &str) -> (HttpServer, String) {
+    oauth_server_with(mode, test, &[])
+}
+
+/// The same with the server's 2026 switches (`--cimd`, `--iss=…`, `--no-admin`).
+fn oauth_server_with(mode: &str, test: &str, flags: &[&str]) -> (HttpServer, String) {
     let path = std::env::temp_dir().join(format!("vi-oauth-{}-{test}.jsonl", std::process::id()));
-    let _ = std::fs::remove_file(&path);
     let log = path.to_string_lossy().into_owned();
-    (HttpServer::start_with("oauth_server.py", mode, None, &[&log]), log)
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(format!("{log}.paths"));
+    let args: Vec<&str> = std::iter::once(log.as_str()).chain(flags.iter().copied()).collect();
+    (HttpServer::start_with("oauth_server.py", mode, None, &args), log)
 }
 
 /// Ends a test: the Center goes, and with the pool emptied no connection (or token) is left
@@ -269,6 +289,114 @@ fn a_run_whose_tool_needs_the_server_waits_for_the_user_and_calls_it() {
     assert_eq!(messages.last().unwrap().content, "done");
     assert_eq!(desk.urls().len(), 1);
     assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
+    finish(c);
+}
+
+#[test]
+fn a_client_id_metadata_document_url_is_the_client_id_where_the_server_reads_documents() {
+    let _serial = serial();
+    let document = HttpServer::start_with("client_document.py", "http", None, &[]);
+    let document_url = format!("http://127.0.0.1:{}/client.json", document.port);
+    let (server, log) = oauth_server_with("streamable-http", "cimd", &["--cimd"]);
+    let mut entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
+    entry.oauth_client_id = document_url.clone();
+    let desk = Desk::new(User::Approves);
+    let c = center_with(entry.clone(), &desk);
+    assert_eq!(whoami(&c).unwrap(), format!("client {document_url}, token generation 2"));
+    assert_eq!(events(&log), ["document", "authorize", "exchange", "refresh"], "the document fetched, no registration");
+    assert!(!paths(&log).iter().any(|p| p.ends_with("/register")), "{:?}", paths(&log));
+    let authorize = Url::parse(&desk.urls()[0]).unwrap();
+    assert!(authorize.query_pairs().any(|(k, v)| k == "client_id" && v == document_url));
+    assert_eq!(desk.tokens().last().unwrap().1.client_id, document_url);
+    finish(c);
+
+    // A server that does not read documents registers the client, as before 2026.
+    let (server, log) = oauth_server_with("streamable-http", "cimd-not-offered", &[]);
+    let mut entry = server.entry("notes", Transport::StreamableHttp, "/mcp");
+    entry.oauth_client_id = document_url.clone();
+    let desk = Desk::new(User::Approves);
+    let c = center_with(entry, &desk);
+    let who = whoami(&c).unwrap();
+    assert!(!who.contains(&document_url) && who.ends_with("token generation 2"), "{who}");
+    assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
+    finish(c);
+}
+
+#[test]
+fn an_authorization_answer_naming_another_issuer_is_refused_before_any_token_request() {
+    let _serial = serial();
+    let (server, log) = oauth_server_with("streamable-http", "iss-wrong", &["--iss=wrong"]);
+    let desk = Desk::new(User::Approves);
+    let c = center_with(server.entry("notes", Transport::StreamableHttp, "/mcp"), &desk);
+    let refused = whoami(&c).unwrap_err();
+    assert!(refused.starts_with("the server requires authorization: iss mismatch (RFC 9207)"), "{refused}");
+    assert!(refused.contains("\"http://127.0.0.1:1/\""), "{refused}");
+    assert_eq!(events(&log), ["register", "authorize"]);
+    assert!(!paths(&log).iter().any(|p| p == "POST /token"), "a token request was made: {:?}", paths(&log));
+    assert!(desk.tokens().is_empty());
+    wait_for("the browser to read the page", || !desk.pages.lock().unwrap().is_empty());
+    assert_eq!(desk.pages.lock().unwrap()[0].0, [302, 400], "the browser is told the answer was refused");
+    finish(c);
+
+    // The right issuer: the same flow completes.
+    let (server, log) = oauth_server_with("streamable-http", "iss-good", &["--iss=good"]);
+    let desk = Desk::new(User::Approves);
+    let c = center_with(server.entry("notes", Transport::StreamableHttp, "/mcp"), &desk);
+    assert!(whoami(&c).unwrap().ends_with("token generation 2"));
+    assert_eq!(events(&log), ["register", "authorize", "exchange", "refresh"]);
+    finish(c);
+}
+
+#[test]
+fn an_authorization_answer_without_the_promised_issuer_is_refused() {
+    let _serial = serial();
+    let (server, log) = oauth_server_with("streamable-http", "iss-missing", &["--iss=missing"]);
+    let desk = Desk::new(User::Approves);
+    let c = center_with(server.entry("notes", Transport::StreamableHttp, "/mcp"), &desk);
+    let refused = whoami(&c).unwrap_err();
+    assert!(refused.starts_with("the server requires authorization: iss missing (RFC 9207)"), "{refused}");
+    assert_eq!(events(&log), ["register", "authorize"]);
+    assert!(!paths(&log).iter().any(|p| p == "POST /token"), "a token request was made: {:?}", paths(&log));
+    assert!(desk.tokens().is_empty());
+    finish(c);
+}
+
+#[test]
+fn insufficient_scope_steps_up_once_with_the_union_of_scopes() {
+    let _serial = serial();
+    let (server, log) = oauth_server_with("streamable-http", "step-up", &[]);
+    let desk = Desk::new(User::Approves);
+    let c = center_with(server.entry("notes", Transport::StreamableHttp, "/mcp"), &desk);
+    // One request: 401, authorized for `notes`; 403 insufficient_scope `admin`; one step-up.
+    let notes = call(&c, "admin_notes").unwrap();
+    assert!(notes.starts_with("admin notes for ") && notes.ends_with("scopes notes admin"), "{notes}");
+    let asked: Vec<Value> = records(&log, "authorize").iter().map(|r| r["scopes"].clone()).collect();
+    assert_eq!(asked, [json!(["notes"]), json!(["notes", "admin"])], "the step-up asks for the union");
+    assert_eq!(records(&log, "insufficient_scope").len(), 1);
+    assert_eq!(desk.urls().len(), 2);
+    let scope_of = |url: &str| Url::parse(url).unwrap().query_pairs().find(|(k, _)| k == "scope").unwrap().1.into_owned();
+    assert_eq!(scope_of(&desk.urls()[1]), "notes admin");
+    assert_eq!(desk.tokens().last().unwrap().1.scope, "notes admin");
+    // The wider token serves both tools from now on.
+    assert!(whoami(&c).is_ok());
+    assert!(call(&c, "admin_notes").unwrap().ends_with("scopes notes admin"));
+    assert_eq!(desk.urls().len(), 2, "no further authorization");
+    finish(c);
+}
+
+#[test]
+fn a_step_up_that_brings_too_little_scope_is_a_named_failure() {
+    let _serial = serial();
+    let (server, log) = oauth_server_with("streamable-http", "step-up-refused", &["--no-admin"]);
+    let desk = Desk::new(User::Approves);
+    let c = center_with(server.entry("notes", Transport::StreamableHttp, "/mcp"), &desk);
+    let refused = call(&c, "admin_notes").unwrap_err();
+    assert!(refused.starts_with("insufficient scope after step-up"), "{refused}");
+    assert!(refused.contains("wants the scope \"admin\""), "{refused}");
+    assert_eq!(records(&log, "insufficient_scope").len(), 2, "refused, stepped up once, refused again");
+    assert_eq!(desk.urls().len(), 2, "one authorization, one step-up, no third");
+    // The connection is still good for what the token allows.
+    assert!(whoami(&c).unwrap().starts_with("client "));
     finish(c);
 }
 

@@ -81,7 +81,9 @@ public:
     MCP& setSamplingProviderId(const QString& providerId);
     /// The OAuth client id registered for this application with the server's authorization
     /// server; empty (the default): the library registers a client dynamically when the server
-    /// asks for authorization (SPEC §H.4.6). Saved in the JSON ("oauthClientId").
+    /// asks for authorization (SPEC §H.4.6). An https url with a path is the url of the
+    /// application's Client ID Metadata Document, used as the id where the authorization server
+    /// reads such documents (SPEC §I.3.6). Saved in the JSON ("oauthClientId").
     MCP& setOAuthClientId(const QString& clientId);
     /// The tokens of an earlier authorization, as Center::mcpTokensChanged() gave them: the
     /// server is used without asking the user again, and an expired access token is refreshed

@@ -54,7 +54,7 @@ use crate::mcp::{Mcp, Transport};
 use crate::message::ToolOutput;
 use http::SendError;
 use jsonrpc::{Pending, Rpc};
-use oauth::Authorization;
+use oauth::{Authorization, Renewals};
 use revision::{Discovered, InputRequired, Revision};
 use serde_json::{Value, json};
 use sse::LegacySse;
@@ -269,11 +269,11 @@ impl Connection {
             Transport::Stdio => Link::Stdio(Stdio::spawn(config, rpc.clone())?),
             Transport::StreamableHttp => Link::Http(Box::new(StreamableHttp::new(config, rpc.clone(), auth.clone())?)),
             Transport::Sse => {
-                let mut tries = 0;
+                let mut tries = Renewals::default();
                 loop {
                     match timeout_at(deadline, LegacySse::open(config, rpc.clone(), auth.clone())).await.map_err(|_| late())? {
                         Ok(sse) => break Link::Sse(sse),
-                        Err(failure) => reauthorize(&auth, failure, &mut tries).await?,
+                        Err(failure) => tries.renew(&auth, failure).await?,
                     }
                     deadline = Instant::now() + INITIALIZE_TIMEOUT;
                 }
@@ -293,11 +293,11 @@ impl Connection {
             runs_tasks: AtomicBool::new(false),
         };
         let ready = async {
-            let mut tries = 0;
+            let mut tries = Renewals::default();
             loop {
                 match timeout_at(deadline, connection.handshake()).await.map_err(|_| late())? {
                     Ok(()) => break,
-                    Err(failure) => reauthorize(&connection.auth, failure, &mut tries).await?,
+                    Err(failure) => tries.renew(&connection.auth, failure).await?,
                 }
                 deadline = Instant::now() + INITIALIZE_TIMEOUT;
             }
@@ -574,7 +574,7 @@ impl Connection {
     /// timed out) it is cancelled on the server.
     async fn exchange_once(&self, method: &str, params: Option<Value>, watch: Option<&Watch<'_>>) -> Result<Value, RequestError> {
         let mut retried = false;
-        let mut tries = 0;
+        let mut tries = Renewals::default();
         loop {
             let session = *self.session.lock().await;
             let (message, mut pending) = self.rpc.start(method, params.clone(), watch.is_some()).map_err(RequestError::Failed)?;
@@ -586,7 +586,7 @@ impl Connection {
             match failure {
                 SendError::Failed(reason) | SendError::Rejected(reason) => return Err(RequestError::Failed(reason)),
                 unauthorized @ SendError::Unauthorized { .. } => {
-                    reauthorize(&self.auth, unauthorized, &mut tries).await.map_err(RequestError::Failed)?;
+                    tries.renew(&self.auth, unauthorized).await.map_err(RequestError::Failed)?;
                 }
                 SendError::SessionGone if !retried => {
                     drop(pending);
@@ -729,19 +729,6 @@ impl Connection {
             Link::Sse(s) => s.shutdown(),
         }
         self.rpc.close("the connection was shut down");
-    }
-}
-
-/// After the server refused the authorization: new tokens, so that the caller sends again — at
-/// most twice per request, the second time through the user; any other failure is its reason.
-async fn reauthorize(auth: &Authorization, failure: SendError, tries: &mut u32) -> Result<(), String> {
-    match failure {
-        SendError::Unauthorized { challenge, generation, .. } if *tries < 2 => {
-            *tries += 1;
-            auth.recover(&challenge, generation, *tries == 2).await
-        }
-        SendError::Unauthorized { status, .. } => Err(format!("the server refused the new authorization: HTTP {status}")),
-        other => Err(other.reason()),
     }
 }
 

@@ -14,9 +14,13 @@ impl Challenge {
     /// The Bearer challenge among a response's `WWW-Authenticate` values (other schemes and
     /// unknown parameters are skipped; a value that is not a challenge reads as none).
     pub fn from_headers(headers: &reqwest::header::HeaderMap) -> Challenge {
+        Challenge::from_values(headers.get_all(reqwest::header::WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok()))
+    }
+
+    /// The same from the header values as text (the `oauth_readers` fuzz target drives this).
+    pub fn from_values<'a>(values: impl IntoIterator<Item = &'a str>) -> Challenge {
         let mut challenge = Challenge::default();
-        for value in headers.get_all(reqwest::header::WWW_AUTHENTICATE) {
-            let Ok(value) = value.to_str() else { continue };
+        for value in values {
             for (name, value) in bearer_params(value) {
                 let slot = match name.to_ascii_lowercase().as_str() {
                     "resource_metadata" => &mut challenge.resource_metadata,

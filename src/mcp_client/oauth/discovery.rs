@@ -1,18 +1,28 @@
 //! Finding the authorization server of an MCP server (MCP authorization, 2025-11-25): the
 //! protected-resource metadata (RFC 9728) named by the 401's challenge or at its well-known
 //! urls, then the authorization server's metadata (RFC 8414, or OpenID Connect discovery) at
-//! the well-known urls its issuer gives.
+//! the well-known urls its issuer gives. Of revision 2026-07-28 (SPEC §I.3.6) the metadata
+//! also tells whether the server takes Client ID Metadata Documents and whether its
+//! authorization responses carry `iss` (RFC 9207).
 
 use super::challenge::Challenge;
 use super::endpoint::{self, checked_url, without_query};
 use reqwest::Url;
 use serde_json::{Map, Value};
 
-/// What an authorization needs to know of the server that grants it.
+/// What an authorization needs to know of the server that grants it (no secret in it).
+#[derive(Debug)]
 pub struct AuthServer {
     pub authorization_endpoint: Url,
     pub token_endpoint: Url,
     pub registration_endpoint: Option<Url>,
+    /// The metadata's `issuer`, as written: what an authorization response's `iss` must equal.
+    pub issuer: String,
+    /// `client_id_metadata_document_supported`: an https client id is taken as the url of the
+    /// client's metadata document, no registration needed.
+    pub client_id_metadata_documents: bool,
+    /// `authorization_response_iss_parameter_supported`: a response without `iss` is refused.
+    pub iss_required: bool,
     /// The resource indicator (RFC 8707) the tokens are asked for.
     pub resource: String,
     /// The challenge's scope, else the resource's `scopes_supported`; none: the server's default.
@@ -31,14 +41,24 @@ pub async fn discover(server: &Url, challenge: &Challenge) -> Result<AuthServer,
         (!scopes.is_empty()).then(|| scopes.join(" "))
     });
     let found = authorization_server(issuer).await?;
+    read_auth_server(&found, resource, scope)
+}
+
+/// The authorization server's metadata document (RFC 8414 §2), once its issuer is checked:
+/// the endpoints (https or loopback) and the 2026 flags; a flag that is not `true` is off.
+pub fn read_auth_server(found: &Map<String, Value>, resource: String, scope: Option<String>) -> Result<AuthServer, String> {
     let endpoint = |key: &str, what: &str| -> Result<Option<Url>, String> {
         found.get(key).and_then(Value::as_str).map(|text| checked_url(text, what)).transpose()
     };
+    let flag = |key: &str| found.get(key).and_then(Value::as_bool).unwrap_or(false);
     Ok(AuthServer {
         authorization_endpoint: endpoint("authorization_endpoint", "authorization endpoint")?
             .ok_or("the authorization server's metadata has no authorization_endpoint")?,
         token_endpoint: endpoint("token_endpoint", "token endpoint")?.ok_or("the authorization server's metadata has no token_endpoint")?,
         registration_endpoint: endpoint("registration_endpoint", "registration endpoint")?,
+        issuer: found.get("issuer").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        client_id_metadata_documents: flag("client_id_metadata_document_supported"),
+        iss_required: flag("authorization_response_iss_parameter_supported"),
         resource,
         scope,
     })
@@ -141,6 +161,30 @@ mod tests {
         assert_eq!(got, ["http://127.0.0.1:5/.well-known/oauth-protected-resource/mcp", "http://127.0.0.1:5/.well-known/oauth-protected-resource"]);
         let root = Url::parse("https://as.example/").unwrap();
         assert_eq!(well_known(&root, "oauth-authorization-server").len(), 1);
+    }
+
+    #[test]
+    fn the_2026_flags_are_on_only_when_true() {
+        let metadata = |extra: Value| {
+            let mut o = serde_json::json!({
+                "issuer": "http://127.0.0.1:5/",
+                "authorization_endpoint": "http://127.0.0.1:5/authorize",
+                "token_endpoint": "http://127.0.0.1:5/token",
+            });
+            o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            o.as_object().unwrap().clone()
+        };
+        let plain = read_auth_server(&metadata(serde_json::json!({})), "r".into(), None).unwrap();
+        assert!(!plain.client_id_metadata_documents && !plain.iss_required && plain.registration_endpoint.is_none());
+        assert_eq!(plain.issuer, "http://127.0.0.1:5/");
+        let on = serde_json::json!({"client_id_metadata_document_supported": true, "authorization_response_iss_parameter_supported": true});
+        let on = read_auth_server(&metadata(on), "r".into(), None).unwrap();
+        assert!(on.client_id_metadata_documents && on.iss_required);
+        let odd = serde_json::json!({"client_id_metadata_document_supported": "true", "authorization_response_iss_parameter_supported": 1});
+        let odd = read_auth_server(&metadata(odd), "r".into(), None).unwrap();
+        assert!(!odd.client_id_metadata_documents && !odd.iss_required);
+        let insecure = serde_json::json!({"token_endpoint": "http://as.example/token"});
+        assert!(read_auth_server(&metadata(insecure), "r".into(), None).unwrap_err().contains("not https"));
     }
 
     #[test]

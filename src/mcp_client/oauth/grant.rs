@@ -2,7 +2,7 @@
 //! and tokens refreshed, both bound to the MCP server as the resource (RFC 8707).
 
 use super::endpoint::{self, Body, checked_url};
-use super::tokens::{Tokens, now};
+use crate::mcp::tokens::{Tokens, now};
 use serde_json::Value;
 
 /// Why no tokens came.
@@ -49,8 +49,9 @@ async fn request(client: &Tokens, mut fields: Vec<(&'static str, String)>) -> Re
     read_tokens(&answer.object, client, now()).map_err(failed)
 }
 
-/// The token response (OAuth 2.1 §3.2.3) on top of what `client` already holds.
-fn read_tokens(answer: &serde_json::Map<String, Value>, client: &Tokens, now: u64) -> Result<Tokens, String> {
+/// The token response (OAuth 2.1 §3.2.3) on top of what `client` already holds (the
+/// `oauth_readers` fuzz target drives this).
+pub fn read_tokens(answer: &serde_json::Map<String, Value>, client: &Tokens, now: u64) -> Result<Tokens, String> {
     let text = |key: &str| answer.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
     let access_token = text("access_token").ok_or("the token response has no access_token")?;
     if let Some(kind) = text("token_type").filter(|t| !t.eq_ignore_ascii_case("bearer")) {

@@ -1,7 +1,8 @@
 //! The loopback redirect listener (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback` receives
 //! the browser's redirect from the authorization server with the code (or the refusal). Each
 //! browser connection is served on its own task, so a silent pre-connection never holds up the
-//! real redirect; requests are parsed with `httparse`.
+//! real redirect; requests are parsed with `httparse`. The answer's `iss` (RFC 9207) is
+//! checked here too (SPEC §I.3.6), so that the page the browser shows tells the truth.
 
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -29,6 +30,36 @@ pub enum Redirect {
     Callback(Vec<(String, String)>),
 }
 
+/// The authorization server an answer must come from (RFC 9207): its issuer, and whether its
+/// metadata says every answer names it (`authorization_response_iss_parameter_supported`).
+pub struct Issuer<'a> {
+    pub issuer: &'a str,
+    pub required: bool,
+}
+
+impl Issuer<'_> {
+    /// A present `iss` must equal the issuer, compared as strings (RFC 9207 §2.4); a missing
+    /// one is refused where the server said it sends it. Either refusal ends the flow before
+    /// any token request, so a code from a mixed-up server is never spent.
+    pub fn check(&self, iss: Option<&str>) -> Result<(), String> {
+        match iss {
+            Some(iss) if iss == self.issuer => Ok(()),
+            Some(iss) => {
+                let iss: String = iss.chars().take(300).collect();
+                Err(format!(
+                    "iss mismatch (RFC 9207): the authorization response names the issuer \"{iss}\", not {}; no token was requested",
+                    self.issuer
+                ))
+            }
+            None if self.required => Err(format!(
+                "iss missing (RFC 9207): {} says its authorization responses name it, this one does not; no token was requested",
+                self.issuer
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 impl Loopback {
     /// Listens on 127.0.0.1:`port` (0: a port the system picks).
     pub async fn bind(port: u16) -> std::io::Result<Loopback> {
@@ -39,8 +70,9 @@ impl Loopback {
 
     /// Waits up to `limit` for the redirect whose `state` is ours: Ok(the code), or Err with
     /// the authorization server's refusal. Redirects with another state are answered as
-    /// failures and do not end the wait (RFC 6749 §10.12).
-    pub async fn wait(self, state: &str, limit: Duration) -> Result<String, String> {
+    /// failures and do not end the wait (RFC 6749 §10.12); one of our state from another
+    /// issuer than `issuer` ends it with that failure.
+    pub async fn wait(self, state: &str, issuer: &Issuer<'_>, limit: Duration) -> Result<String, String> {
         let (sender, mut received) = mpsc::channel::<(Vec<(String, String)>, TcpStream)>(4);
         let deadline = tokio::time::Instant::now() + limit;
         let accepting = async {
@@ -67,6 +99,10 @@ impl Loopback {
             if get("state") != Some(state) {
                 respond(&mut stream, "400 Bad Request", "This authorization answer does not belong to the request the application made.").await;
                 continue;
+            }
+            if let Err(reason) = issuer.check(get("iss")) {
+                respond(&mut stream, "400 Bad Request", "This authorization answer did not come from the expected authorization server.").await;
+                return Err(reason);
             }
             if let Some(error) = get("error") {
                 respond(&mut stream, "200 OK", "The authorization was refused. You can close this window.").await;
@@ -137,6 +173,35 @@ async fn respond(stream: &mut TcpStream, status: &str, text: &str) {
 mod tests {
     use super::*;
 
+    const ANY: Issuer<'static> = Issuer { issuer: "http://as", required: false };
+
+    #[test]
+    fn iss_must_be_the_issuer_and_present_where_promised() {
+        let required = Issuer { issuer: "http://127.0.0.1:5/", required: true };
+        assert!(required.check(Some("http://127.0.0.1:5/")).is_ok());
+        assert!(required.check(Some("http://127.0.0.1:5")).unwrap_err().starts_with("iss mismatch (RFC 9207)"));
+        assert!(required.check(None).unwrap_err().starts_with("iss missing (RFC 9207)"));
+        let optional = Issuer { required: false, ..required };
+        assert!(optional.check(None).is_ok());
+        assert!(optional.check(Some("https://evil.example/")).unwrap_err().contains("\"https://evil.example/\""));
+    }
+
+    #[tokio::test]
+    async fn an_answer_from_another_issuer_ends_the_wait_without_a_code() {
+        let loopback = Loopback::bind(0).await.unwrap();
+        let port = loopback.listener.local_addr().unwrap().port();
+        let browser = tokio::spawn(async move {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+            s.write_all(b"GET /callback?code=c&state=st&iss=http%3A%2F%2Fevil HTTP/1.1\r\n\r\n").await.unwrap();
+            let mut answer = String::new();
+            s.read_to_string(&mut answer).await.unwrap();
+            answer.lines().next().unwrap_or_default().to_owned()
+        });
+        let got = loopback.wait("st", &Issuer { issuer: "http://as", required: false }, Duration::from_secs(10)).await;
+        assert!(got.unwrap_err().starts_with("iss mismatch"));
+        assert_eq!(browser.await.unwrap(), "HTTP/1.1 400 Bad Request");
+    }
+
     #[test]
     fn reads_the_callback_and_nothing_else() {
         let got = read_redirect(b"GET /callback?code=a%2Fb&state=s HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -163,7 +228,7 @@ mod tests {
             }
             answers
         });
-        assert_eq!(loopback.wait("ours", Duration::from_secs(10)).await, Ok("real".to_owned()));
+        assert_eq!(loopback.wait("ours", &ANY, Duration::from_secs(10)).await, Ok("real".to_owned()));
         assert_eq!(browser.await.unwrap(), ["HTTP/1.1 404 Not Found", "HTTP/1.1 400 Bad Request", "HTTP/1.1 200 OK"]);
     }
 
@@ -176,9 +241,9 @@ mod tests {
             let request = "GET /callback?error=access_denied&error_description=no%20thanks&state=st HTTP/1.1\r\n\r\n";
             s.write_all(request.as_bytes()).await.unwrap();
         });
-        let refused = loopback.wait("st", Duration::from_secs(10)).await;
+        let refused = loopback.wait("st", &ANY, Duration::from_secs(10)).await;
         assert_eq!(refused, Err("the authorization server refused: access_denied (no thanks)".to_owned()));
-        let silent = Loopback::bind(0).await.unwrap().wait("st", Duration::from_millis(50)).await;
+        let silent = Loopback::bind(0).await.unwrap().wait("st", &ANY, Duration::from_millis(50)).await;
         assert!(silent.unwrap_err().contains("not completed in the browser within 0 s"));
     }
 }

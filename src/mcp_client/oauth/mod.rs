@@ -11,6 +11,12 @@
 //!
 //! One [`Authorization`] per pooled server outlives its connections, so a reconnect keeps the
 //! newest tokens; one flow at a time runs for it, and requests refused together recover once.
+//!
+//! Of revision 2026-07-28 (SPEC §I.3.6): a configured client id that is an https url is the
+//! url of a Client ID Metadata Document and is used as is where the authorization server
+//! advertises `client_id_metadata_document_supported` (no registration); the answer's `iss`
+//! is checked (RFC 9207, `loopback::Issuer`); a `403 insufficient_scope` leads to one new
+//! authorization for the union of the scopes held and those the server wants (`Renewals`).
 
 mod challenge;
 mod discovery;
@@ -19,18 +25,24 @@ mod grant;
 mod loopback;
 mod pkce;
 mod registration;
-pub mod tokens;
+mod renewal;
 
 pub use challenge::Challenge;
+pub(crate) use renewal::Renewals;
 #[cfg(fuzzing)]
 pub use challenge::bearer_params;
 #[cfg(fuzzing)]
+pub use discovery::read_auth_server;
+#[cfg(fuzzing)]
+pub use grant::read_tokens;
+#[cfg(fuzzing)]
 pub use loopback::{Redirect, read_redirect};
-pub use tokens::Tokens;
+/// The tokens are a value of the entry (`crate::mcp`); the flow here fills them.
+pub use crate::mcp::tokens::{self, Tokens};
 
 use super::Listeners;
 use crate::mcp::Mcp;
-use loopback::Loopback;
+use loopback::{Issuer, Loopback};
 use pkce::Pkce;
 use reqwest::header::HeaderValue;
 use std::sync::{Arc, Mutex};
@@ -153,11 +165,19 @@ impl Authorization {
         let server_url = super::http::url(&self.url)?;
         let found = discovery::discover(&server_url, challenge).await?;
         let configured = self.state().client_id.clone();
+        // Step-up (SPEC §I.3.6): what is held stays asked for, with what the server wants.
+        let scope = if challenge.wants_scope() { union_of_scopes(&current.scope, found.scope.as_deref()) } else { found.scope.clone() };
         let token_endpoint = found.token_endpoint.to_string();
         let bind = |port: u16| async move {
             Loopback::bind(port).await.map_err(|e| format!("the loopback redirect listener could not listen: {e}"))
         };
-        let (loopback, client_id, client_secret) = if !configured.is_empty() {
+        let document = is_metadata_document(&configured);
+        let (loopback, client_id, client_secret) = if found.client_id_metadata_documents && document {
+            // SPEC §I.3.6: the authorization server fetches the document itself.
+            (bind(0).await?, configured, String::new())
+        } else if !configured.is_empty() && (!document || found.registration_endpoint.is_none()) {
+            // A pre-registered id — or a document url the server cannot read and no
+            // registration instead: given as is, for the server to judge.
             (bind(0).await?, configured, String::new())
         } else if let Some(reused) = reusable(current, &token_endpoint).await {
             (reused, current.client_id.clone(), current.client_secret.clone())
@@ -166,7 +186,7 @@ impl Authorization {
                 "the authorization server offers no dynamic client registration; configure a client id (MCP::setOAuthClientId)",
             )?;
             let loopback = bind(0).await?;
-            let registered = registration::register(endpoint, &loopback.redirect_uri, found.scope.as_deref()).await?;
+            let registered = registration::register(endpoint, &loopback.redirect_uri, scope.as_deref()).await?;
             (loopback, registered.client_id, registered.client_secret)
         };
         let client = Tokens {
@@ -175,7 +195,7 @@ impl Authorization {
             redirect_uri: loopback.redirect_uri.clone(),
             token_endpoint,
             resource: found.resource.clone(),
-            scope: found.scope.clone().unwrap_or_default(),
+            scope: scope.clone().unwrap_or_default(),
             ..Tokens::default()
         };
         let pkce = Pkce::new()?;
@@ -191,16 +211,34 @@ impl Authorization {
                 .append_pair("code_challenge_method", "S256")
                 .append_pair("state", &state)
                 .append_pair("resource", &client.resource);
-            if let Some(scope) = &found.scope {
+            if let Some(scope) = &scope {
                 query.append_pair("scope", scope);
             }
         }
         if !self.listeners.authorization_required(&self.server, url.as_str()) {
             return Err("no Center is there to open the authorization url (mcpAuthorizationRequired)".to_owned());
         }
-        let code = loopback.wait(&state, AUTHORIZATION_TIMEOUT).await?;
+        let issuer = Issuer { issuer: &found.issuer, required: found.iss_required };
+        let code = loopback.wait(&state, &issuer, AUTHORIZATION_TIMEOUT).await?;
         grant::exchange_code(&client, code, pkce.verifier).await
     }
+}
+
+/// A client id that names a Client ID Metadata Document: an https url with a path (or, as for
+/// every endpoint here, http on a loopback host, for local development and tests).
+fn is_metadata_document(client_id: &str) -> bool {
+    endpoint::checked_url(client_id, "client id").is_ok_and(|url| !url.path().trim_matches('/').is_empty())
+}
+
+/// The scopes held and those asked for, each once, in that order; none when both are empty.
+fn union_of_scopes(held: &str, wanted: Option<&str>) -> Option<String> {
+    let mut all: Vec<&str> = Vec::new();
+    for scope in held.split_ascii_whitespace().chain(wanted.unwrap_or_default().split_ascii_whitespace()) {
+        if !all.contains(&scope) {
+            all.push(scope);
+        }
+    }
+    (!all.is_empty()).then(|| all.join(" "))
 }
 
 /// The loopback listener for a dynamic registration the tokens came with, on the port it was
@@ -220,6 +258,24 @@ mod tests {
 
     fn access(auth: &Authorization) -> String {
         auth.state().tokens.access_token.clone()
+    }
+
+    #[test]
+    fn step_up_asks_for_the_union_of_scopes() {
+        assert_eq!(union_of_scopes("notes", Some("admin notes")).as_deref(), Some("notes admin"));
+        assert_eq!(union_of_scopes("", Some("admin")).as_deref(), Some("admin"));
+        assert_eq!(union_of_scopes(" a  b ", None).as_deref(), Some("a b"));
+        assert_eq!(union_of_scopes("", None), None);
+    }
+
+    #[test]
+    fn only_urls_with_a_path_name_metadata_documents() {
+        assert!(is_metadata_document("https://app.example/client.json"));
+        assert!(is_metadata_document("http://127.0.0.1:8/client.json"));
+        assert!(!is_metadata_document("https://app.example/"));
+        assert!(!is_metadata_document("http://app.example/client.json"));
+        assert!(!is_metadata_document("vi-test-app"));
+        assert!(!is_metadata_document(""));
     }
 
     #[test]
