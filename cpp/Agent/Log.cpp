@@ -48,7 +48,7 @@ void filter(QLoggingCategory* category)
     for (CategoryFunction ours : kCategories) {
         if (&ours() == category) {
             const QByteArray name(category->categoryName());
-            vi_log_set_level(name.constData(), size_t(name.size()), levelOf(*category));
+            vi_set_log_level(name.constData(), size_t(name.size()), levelOf(*category));
         }
     }
 }
@@ -85,7 +85,7 @@ void useQtLogging()
 {
     static std::once_flag once;
     std::call_once(once, [] {
-        vi_log_set_callback(onLog, nullptr, nullptr);
+        vi_set_log_callback(onLog, nullptr, nullptr);
         // Made before the filter is installed: Qt calls it with its registry locked, where
         // making a category (registering it) would wait for that lock.
         for (CategoryFunction ours : kCategories)
