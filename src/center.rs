@@ -553,8 +553,7 @@ impl Center {
         } else {
             let s = self.read();
             let tokens: HashMap<String, String> = s.models.values().map(|m| (m.id.clone(), m.token.clone())).collect();
-            let mcps: HashMap<String, (BTreeMap<String, String>, BTreeMap<String, String>)> =
-                s.mcps.values().map(|m| (m.name.clone(), (m.headers.clone(), m.environment.clone()))).collect();
+            let mcps: HashMap<String, (Entries, Entries)> = s.mcps.values().map(|m| (m.name.clone(), (m.headers.clone(), m.environment.clone()))).collect();
             (tokens, mcps)
         };
         for m in json::objects(o, "models") {
@@ -641,10 +640,13 @@ fn without_credentials(mut mcp: Value) -> Value {
     mcp
 }
 
+/// An MCP entry's headers or environment.
+type Entries = BTreeMap<String, String>;
+
 /// Into `entries` (an MCP entry's headers or environment, as read from a secretless
 /// document), the credentials `in_memory` has that it lacks; a name the document has (in any
 /// case) keeps the document's value.
-fn keep_credentials(entries: &mut BTreeMap<String, String>, in_memory: &BTreeMap<String, String>) {
+fn keep_credentials(entries: &mut Entries, in_memory: &Entries) {
     for (name, value) in in_memory {
         if crate::mcp::is_credential_name(name) && !entries.keys().any(|e| e.eq_ignore_ascii_case(name)) {
             entries.insert(name.clone(), value.clone());
