@@ -84,14 +84,20 @@ private Q_SLOTS:
         hosted.setTransport(MCP::Transport::StreamableHttp).setUrl(QUrl(QStringLiteral("https://mcp.example/mcp")));
         hosted.setHeaders({{QStringLiteral("Authorization"), QStringLiteral("Bearer kept")}, {QStringLiteral("Accept-Language"), QStringLiteral("de")}});
         center->addMCP(hosted);
+        MCP local(QStringLiteral("local"));
+        local.setCommand(QStringLiteral("github-mcp-server"))
+            .setEnvironment({{QStringLiteral("GITHUB_TOKEN"), QStringLiteral("ghp-kept")}, {QStringLiteral("LOG_LEVEL"), QStringLiteral("debug")}});
+        center->addMCP(local);
         const JsonConfig saved = center->toJson(Center::Secrets::Omit);
         const QString text = saved.toString(QJsonDocument::Compact);
         QVERIFY2(!text.contains(QLatin1String("sk-kept")) && !text.contains(QLatin1String("Bearer kept")), qPrintable(text));
-        QVERIFY(text.contains(QLatin1String("Accept-Language")));
+        QVERIFY2(!text.contains(QLatin1String("ghp-kept")) && !text.contains(QLatin1String("GITHUB_TOKEN")), qPrintable(text));
+        QVERIFY(text.contains(QLatin1String("Accept-Language")) && text.contains(QLatin1String("LOG_LEVEL")));
         QVERIFY(center->toJson().toString(QJsonDocument::Compact).contains(QLatin1String("sk-kept")));
         QVERIFY(center->fromJson(saved));
         QCOMPARE(center->getModel(model.getId()).getToken(), QStringLiteral("sk-kept"));
         QCOMPARE(center->getMCP(QStringLiteral("hosted")).getHeaders().value(QStringLiteral("Authorization")), QStringLiteral("Bearer kept"));
+        QCOMPARE(center->getMCP(QStringLiteral("local")).getEnvironment().value(QStringLiteral("GITHUB_TOKEN")), QStringLiteral("ghp-kept"));
     }
 
     void singleton()

@@ -149,6 +149,45 @@ private Q_SLOTS:
         for (const Line& line : off)
             QVERIFY2(line.type != QtDebugMsg && line.type != QtInfoMsg, qPrintable(line.text));
     }
+
+    // A category's level is a threshold, as the README's "everything" example promises: a rule
+    // that turns its debug on shows its info lines too (Qt's rules are per message type, and
+    // "*.debug=true" alone leaves the category's info off), "*.info=true" shows info but no
+    // debug, and the default rules neither.
+    void debugOnShowsInfoLinesToo()
+    {
+        const QString model = anthropicModel();
+        const auto started = [](const QList<Line>& got, QtMsgType type) {
+            return std::count_if(got.begin(), got.end(), [type](const Line& line) {
+                return line.type == type && line.category == QLatin1String("visindigo.agent.run") && line.text.startsWith(QLatin1String("run started"));
+            });
+        };
+        const auto debugLines = [](const QList<Line>& got) {
+            return std::count_if(got.begin(), got.end(), [](const Line& line) { return line.type == QtDebugMsg; });
+        };
+
+        QLoggingCategory::setFilterRules(QStringLiteral("visindigo.agent.run.debug=true"));
+        takeLines();
+        runOnce(model);
+        QList<Line> got = takeLines();
+        QCOMPARE(started(got, QtInfoMsg), 1);
+        QVERIFY(debugLines(got) > 0);
+        for (const Line& line : std::as_const(got))
+            QVERIFY2(line.category == QLatin1String("visindigo.agent.run") || line.type == QtWarningMsg, qPrintable(line.category + u' ' + line.text));
+
+        QLoggingCategory::setFilterRules(QStringLiteral("visindigo.agent.run.info=true"));
+        runOnce(model);
+        got = takeLines();
+        QCOMPARE(started(got, QtInfoMsg), 1);
+        QCOMPARE(debugLines(got), 0);
+
+        QLoggingCategory::setFilterRules(QString());
+        runOnce(model);
+        got = takeLines();
+        QCOMPARE(started(got, QtInfoMsg), 0);
+        for (const Line& line : std::as_const(got))
+            QVERIFY2(line.type != QtDebugMsg && line.type != QtInfoMsg, qPrintable(line.text));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLog)

@@ -1398,13 +1398,13 @@ void vi_tool_reply_free(struct ViToolReply *reply);
  * Sets the process's log callback (NULL removes it; the previous `user_data` is then
  * released through its `destroy`). Lines arrive only for categories whose level is set.
  */
-ViStatus vi_log_set_callback(ViLogCallback callback, void *user_data, ViUserDataDestroy destroy);
+ViStatus vi_set_log_callback(ViLogCallback callback, void *user_data, ViUserDataDestroy destroy);
 
 /**
  * Sets the least severe level `category` logs (`VI_LOG_OFF` … `VI_LOG_TRACE`); an empty
  * category sets all four. `VI_STATUS_INVALID_ARGUMENT` for another category or level.
  */
-ViStatus vi_log_set_level(const char *category, size_t len, uint32_t severity);
+ViStatus vi_set_log_level(const char *category, size_t len, uint32_t severity);
 
 /**
  * A new, enabled, auto-starting stdio entry named `name` (may be empty).

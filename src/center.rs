@@ -543,8 +543,8 @@ impl Center {
 
     /// Everything but the dialogs from `o` (its "dialogs" entry is not looked at), the dialogs
     /// as given. A document saved without its secrets (`"secretsOmitted": true`) keeps the
-    /// tokens of the same model ids and the credential headers of the same MCP entries as they
-    /// are in memory.
+    /// tokens of the same model ids, and the credential headers and environment variables of
+    /// the same MCP entries, as they are in memory.
     fn replace_all(&self, o: &Map<String, Value>, dialogs: Vec<Dialog>) {
         let mut next = State::default();
         let omitted = json::boolean(o, SECRETS_OMITTED, false);
@@ -553,8 +553,8 @@ impl Center {
         } else {
             let s = self.read();
             let tokens: HashMap<String, String> = s.models.values().map(|m| (m.id.clone(), m.token.clone())).collect();
-            let headers: HashMap<String, BTreeMap<String, String>> = s.mcps.values().map(|m| (m.name.clone(), m.headers.clone())).collect();
-            (tokens, headers)
+            let mcps: HashMap<String, (Entries, Entries)> = s.mcps.values().map(|m| (m.name.clone(), (m.headers.clone(), m.environment.clone()))).collect();
+            (tokens, mcps)
         };
         for m in json::objects(o, "models") {
             let mut model = Model::new();
@@ -579,10 +579,9 @@ impl Center {
         for m in json::objects(o, "mcps") {
             let mut mcp = Mcp::default();
             mcp.from_json(m);
-            for (name, value) in kept.1.get(&mcp.name).into_iter().flatten() {
-                if crate::mcp::is_credential_header(name) && !mcp.headers.keys().any(|h| h.eq_ignore_ascii_case(name)) {
-                    mcp.headers.insert(name.clone(), value.clone());
-                }
+            if let Some((headers, environment)) = kept.1.get(&mcp.name) {
+                keep_credentials(&mut mcp.headers, headers);
+                keep_credentials(&mut mcp.environment, environment);
             }
             insert(&mut next.mcps, &mcp.name.clone(), mcp);
         }
@@ -613,7 +612,8 @@ impl Center {
 
 /// Whether the Center document carries the secrets (SPEC §I.5.2): the native document does
 /// (`Include`, the default); `Omit` leaves out every model's token and every MCP header that
-/// carries a credential, for a document kept where secrets must not be.
+/// carries a credential and every credential environment variable of a stdio server
+/// (`crate::mcp::is_credential_name`), for a document kept where secrets must not be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Secrets {
     #[default]
@@ -632,10 +632,26 @@ fn without_token(mut model: Value) -> Value {
 }
 
 fn without_credentials(mut mcp: Value) -> Value {
-    if let Some(Value::Object(headers)) = mcp.get_mut("headers") {
-        headers.retain(|name, _| !crate::mcp::is_credential_header(name));
+    for key in ["headers", "environment"] {
+        if let Some(Value::Object(entries)) = mcp.get_mut(key) {
+            entries.retain(|name, _| !crate::mcp::is_credential_name(name));
+        }
     }
     mcp
+}
+
+/// An MCP entry's headers or environment.
+type Entries = BTreeMap<String, String>;
+
+/// Into `entries` (an MCP entry's headers or environment, as read from a secretless
+/// document), the credentials `in_memory` has that it lacks; a name the document has (in any
+/// case) keeps the document's value.
+fn keep_credentials(entries: &mut Entries, in_memory: &Entries) {
+    for (name, value) in in_memory {
+        if crate::mcp::is_credential_name(name) && !entries.keys().any(|e| e.eq_ignore_ascii_case(name)) {
+            entries.insert(name.clone(), value.clone());
+        }
+    }
 }
 
 /// The Center as `serde::Serialize` (its one writer).
@@ -680,8 +696,46 @@ mod tests {
         native["models"][0]["token"] = "".into();
         assert!(c.from_json(native.as_object().unwrap()));
         assert_eq!((c.model("m").unwrap().token.as_str(), c.mcp("hosted").unwrap().headers.len()), ("", 0));
-        assert!(crate::mcp::is_credential_header("proxy-authorization") && crate::mcp::is_credential_header("X-API-KEY"));
-        assert!(!crate::mcp::is_credential_header("Accept") && !crate::mcp::is_credential_header("x-request-id"));
+    }
+
+    #[test]
+    fn a_document_without_secrets_leaves_out_a_stdio_servers_credential_environment_and_keeps_it_in_memory() {
+        let c = Center::new();
+        let mut mcp = Mcp::new("github");
+        mcp.command = "github-mcp-server".into();
+        for (name, value) in [
+            ("GITHUB_PERSONAL_ACCESS_TOKEN", "ghp-env-secret-1"),
+            ("OPENAI_API_KEY", "sk-env-secret-2"),
+            ("DB_PASSWORD", "pw-env-secret-3"),
+            ("LOG_LEVEL", "debug"),
+        ] {
+            mcp.environment.insert(name.into(), value.into());
+        }
+        c.add_mcp(mcp.clone());
+        assert!(c.to_json_string().contains("ghp-env-secret-1"), "the native document has them");
+        let text = c.to_json_string_with(Secrets::Omit);
+        for secret in ["ghp-env-secret-1", "sk-env-secret-2", "pw-env-secret-3", "GITHUB_PERSONAL_ACCESS_TOKEN", "DB_PASSWORD"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        let mut doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["mcps"][0]["environment"], json!({"LOG_LEVEL": "debug"}));
+        // Read back: what memory has stays; a value the document has (any case) wins.
+        doc["mcps"][0]["environment"]["openai_api_key"] = "sk-from-the-document".into();
+        assert!(c.from_json(doc.as_object().unwrap()));
+        let read = c.mcp("github").unwrap().environment;
+        assert_eq!(read.get("GITHUB_PERSONAL_ACCESS_TOKEN").map(String::as_str), Some("ghp-env-secret-1"));
+        assert_eq!(read.get("DB_PASSWORD").map(String::as_str), Some("pw-env-secret-3"));
+        assert_eq!((read.get("openai_api_key").map(String::as_str), read.get("OPENAI_API_KEY")), (Some("sk-from-the-document"), None));
+        // Only for the same entry name, and only from a secretless document.
+        doc["mcps"][0]["name"] = "renamed".into();
+        assert!(c.from_json(doc.as_object().unwrap()));
+        assert_eq!(c.mcp("renamed").unwrap().environment.len(), 2);
+        c.add_mcp(mcp);
+        let mut native: Value = serde_json::from_str(&c.to_json_string()).unwrap();
+        native["mcps"].as_array_mut().unwrap().retain(|m| m["name"] == "github");
+        native["mcps"][0]["environment"] = json!({});
+        assert!(c.from_json(native.as_object().unwrap()));
+        assert!(c.mcp("github").unwrap().environment.is_empty());
     }
 
     use crate::message::{Message, Role};

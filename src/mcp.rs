@@ -48,12 +48,18 @@ impl Transport {
     }
 }
 
-/// Whether a header carries a credential (SPEC §I.5.2): `Authorization`, `Proxy-Authorization`,
-/// `x-api-key`, `api-key`, `Cookie`, and any `*-token` / `*-key` / `*-secret`.
-pub fn is_credential_header(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    matches!(name.as_str(), "authorization" | "proxy-authorization" | "x-api-key" | "api-key" | "cookie")
+/// Whether an MCP header or a stdio server's environment variable carries a credential, by its
+/// name (SPEC §I.5.2) — the one rule for both, case-insensitive, `_` and `-` alike:
+/// `Authorization`, `Proxy-Authorization`, `Cookie`; any name ending in `-token`, `-key`,
+/// `-secret` (`x-api-key`, `X-Upstream-Token`, `GITHUB_TOKEN`, `AWS_SECRET`) or that is one of
+/// those words alone; any name containing `api-key`/`apikey`, `password`/`passwd` or
+/// `credential` (`OPENAI_API_KEY_FILE`, `DB_PASSWORD`, `GOOGLE_APPLICATION_CREDENTIALS`). Such
+/// values are left out of `Secrets::Omit` and masked in every log line (`redact.rs`).
+pub fn is_credential_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase().replace('_', "-");
+    matches!(name.as_str(), "authorization" | "proxy-authorization" | "cookie" | "token" | "key" | "secret")
         || ["-token", "-key", "-secret"].iter().any(|end| name.ends_with(end))
+        || ["api-key", "apikey", "password", "passwd", "credential"].iter().any(|part| name.contains(part))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,6 +193,22 @@ mod tests {
         assert!(!m.is_valid());
         m.url = "http://127.0.0.1:9/sse".into();
         assert!(m.is_valid());
+    }
+
+    #[test]
+    fn one_rule_names_credential_headers_and_environment_variables() {
+        let credentials = [
+            "Authorization", "proxy-authorization", "Cookie", "x-api-key", "API-KEY", "X-Upstream-Token", "x-client-secret",
+            "GITHUB_TOKEN", "GITHUB_PERSONAL_ACCESS_TOKEN", "OPENAI_API_KEY", "BRAVE_APIKEY", "AWS_SECRET", "STRIPE_SECRET_KEY",
+            "DB_PASSWORD", "PGPASSWORD", "SMTP_PASSWD", "GOOGLE_APPLICATION_CREDENTIALS", "token", "Secret",
+        ];
+        for name in credentials {
+            assert!(is_credential_name(name), "{name} is a credential");
+        }
+        let plain = ["Accept", "Accept-Language", "x-request-id", "PATH", "HOME", "LOG_LEVEL", "NODE_OPTIONS", "TOKENIZERS_PARALLELISM", "KEYBOARD"];
+        for name in plain {
+            assert!(!is_credential_name(name), "{name} is no credential");
+        }
     }
 
     #[test]

@@ -424,13 +424,13 @@ fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_
         vi_center_create_dialog(center, &mut dialog);
         vi_dialog_set_event_callback(dialog, Some(on_run_event), 0xfeed as *mut c_void, None);
         // The log (SPEC §I.5.1): debug on every category, bad levels and categories refused.
-        assert_eq!(vi_log_set_callback(Some(on_log), null_mut(), Some(on_log_release)), ViStatus::Ok);
-        assert_eq!(vi_log_set_level(null(), 0, VI_LOG_DEBUG), ViStatus::Ok);
-        assert_eq!(vi_log_set_level(null(), 0, 6), ViStatus::InvalidArgument);
+        assert_eq!(vi_set_log_callback(Some(on_log), null_mut(), Some(on_log_release)), ViStatus::Ok);
+        assert_eq!(vi_set_log_level(null(), 0, VI_LOG_DEBUG), ViStatus::Ok);
+        assert_eq!(vi_set_log_level(null(), 0, 6), ViStatus::InvalidArgument);
         let (nope, nope_len) = s("visindigo.agent.nope");
-        assert_eq!(vi_log_set_level(nope, nope_len, VI_LOG_DEBUG), ViStatus::InvalidArgument);
+        assert_eq!(vi_set_log_level(nope, nope_len, VI_LOG_DEBUG), ViStatus::InvalidArgument);
         assert!(last_error().contains("visindigo.agent.http"), "{}", last_error());
-        assert_eq!(vi_log_set_level(BAD_UTF8.as_ptr().cast(), BAD_UTF8.len(), VI_LOG_DEBUG), ViStatus::InvalidUtf8);
+        assert_eq!(vi_set_log_level(BAD_UTF8.as_ptr().cast(), BAD_UTF8.len(), VI_LOG_DEBUG), ViStatus::InvalidUtf8);
         assert_eq!(vi_dialog_set_tool_approval(dialog, true), ViStatus::Ok);
         assert!(vi_dialog_tool_approval(dialog));
         assert!(vi_dialog_parallel_tool_calls(dialog));
@@ -491,9 +491,9 @@ fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_
             let response = lines.iter().find(|(_, c, m)| c == "visindigo.agent.http" && m.contains(&port));
             assert!(response.is_some_and(|(s, _, m)| *s == VI_LOG_DEBUG && m.contains("status=200")), "{lines:?}");
         }
-        assert_eq!(vi_log_set_callback(None, null_mut(), None), ViStatus::Ok);
+        assert_eq!(vi_set_log_callback(None, null_mut(), None), ViStatus::Ok);
         assert_eq!(LOG_RELEASED.load(std::sync::atomic::Ordering::SeqCst), 1, "the old user_data is released");
-        assert_eq!(vi_log_set_level(null(), 0, VI_LOG_OFF), ViStatus::Ok);
+        assert_eq!(vi_set_log_level(null(), 0, VI_LOG_OFF), ViStatus::Ok);
         assert_eq!(vi_dialog_stop(dialog), ViStatus::Ok, "a stop without a run does nothing");
         assert_eq!(vi_dialog_stop(null()), ViStatus::NullArgument);
         assert_eq!(vi_dialog_set_max_tool_rounds(dialog, -3), ViStatus::Ok);

@@ -366,6 +366,30 @@ fn removing_or_replacing_an_entry_stops_its_server_and_shutdown_all_leaves_no_ch
 }
 
 #[test]
+fn a_stdio_server_that_quotes_its_credential_environment_cannot_carry_it_out() {
+    // SPEC §I.5.1, §I.5.2: a credential environment variable is a secret like a header; a
+    // server that fails writing it to stderr (kept for the error message) shows `***`.
+    let _serial = serial();
+    let secret = "ghp-env-secret-0123456789";
+    let mut entry = Mcp::new("quoting");
+    entry.command = python().to_owned();
+    let script = "import os, sys; sys.stdin.readline(); sys.stderr.write('bad credentials: ' + os.environ['GITHUB_TOKEN'] + '\\n'); sys.exit(3)";
+    entry.arguments = vec!["-c".into(), script.into()];
+    entry.environment.insert("GITHUB_TOKEN".into(), secret.into());
+    let srv = chat_server(vec![answer("fine")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    c.add_mcp(entry);
+    run(&d, &srv);
+    let failures = mcp_failures(&rec.snapshot());
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    let (server, message) = &failures[0];
+    assert_eq!(server, "quoting");
+    assert!(message.contains("bad credentials: ***"), "{message}");
+    assert!(!message.contains(secret), "{message}");
+    c.remove_mcp("quoting");
+}
+
+#[test]
 fn a_server_that_echoes_the_authorization_header_cannot_carry_the_secret_out() {
     let _serial = serial();
     let echo = HttpServer::start_script("echo_header_server.py", "http", None);

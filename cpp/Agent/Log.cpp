@@ -48,34 +48,42 @@ void filter(QLoggingCategory* category)
     for (CategoryFunction ours : kCategories) {
         if (&ours() == category) {
             const QByteArray name(category->categoryName());
-            vi_log_set_level(name.constData(), size_t(name.size()), levelOf(*category));
+            vi_set_log_level(name.constData(), size_t(name.size()), levelOf(*category));
         }
     }
 }
 
-// A line from the core, on the thread that logged it.
+// A line from the core, on the thread that logged it. A category's level is a threshold (the
+// one levelOf tells the core): a line shows when its severity is within it, whatever Qt says
+// of its own message type — Qt's rules are per type, so "visindigo.agent.run.debug=true" alone
+// would leave the category's info off and drop the core's info lines that debug asked for.
+// QMessageLogger with the category's name logs without asking the category again.
 void onLog(void*, uint32_t severity, ViStr category, ViStr message)
 {
     const QByteArray name(category.data, qsizetype(category.len));
-    const QString text = QString::fromUtf8(message.data, qsizetype(message.len));
     for (CategoryFunction ours : kCategories) {
         const QLoggingCategory& c = ours();
         if (name != c.categoryName())
             continue;
+        if (severity == VI_LOG_OFF || severity > levelOf(c))
+            return;
+        const QString text = QString::fromUtf8(message.data, qsizetype(message.len));
+        const QMessageLogger logger(nullptr, 0, nullptr, c.categoryName());
         switch (severity) {
         case VI_LOG_ERROR:
-            qCCritical(c).noquote() << text;
+            logger.critical().noquote() << text;
             break;
         case VI_LOG_WARNING:
-            qCWarning(c).noquote() << text;
+            logger.warning().noquote() << text;
             break;
         case VI_LOG_INFO:
-            qCInfo(c).noquote() << text;
+            logger.info().noquote() << text;
             break;
         default:
-            qCDebug(c).noquote() << text;
+            logger.debug().noquote() << text;
             break;
         }
+        return;
     }
 }
 
@@ -85,7 +93,7 @@ void useQtLogging()
 {
     static std::once_flag once;
     std::call_once(once, [] {
-        vi_log_set_callback(onLog, nullptr, nullptr);
+        vi_set_log_callback(onLog, nullptr, nullptr);
         // Made before the filter is installed: Qt calls it with its registry locked, where
         // making a category (registering it) would wait for that lock.
         for (CategoryFunction ours : kCategories)

@@ -173,11 +173,13 @@ public:
     /// Everything but the functions: models, providers, skills, mcps, prompts,
     /// defaultProviderId, dialogs (tokens included: the application decides where it is kept).
     Visindigo::Utility::JsonConfig toJson() const;
-    /// Extension (SPEC §I.5.2): toJson(), or with Secrets::Omit without any model token and
-    /// MCP header that carries a credential (Authorization, x-api-key, api-key, Cookie,
-    /// *-token, *-key, *-secret), marked "secretsOmitted": fromJson() of such a document keeps
-    /// the tokens and credential headers in memory for the same model ids and MCP entries, so
-    /// an application keeps them elsewhere (a keychain) and the document anywhere.
+    /// Extension (SPEC §I.5.2): toJson(), or with Secrets::Omit without any model token, MCP
+    /// header or stdio server environment variable whose name says it carries a credential
+    /// (Authorization, Cookie, *-token, *-key, *-secret, *api-key*, *password*, *credential*;
+    /// `_` and `-` alike, any case: GITHUB_TOKEN, DB_PASSWORD), marked "secretsOmitted":
+    /// fromJson() of such a document keeps the tokens, credential headers and credential
+    /// environment variables in memory for the same model ids and MCP entries, so an
+    /// application keeps them elsewhere (a keychain) and the document anywhere.
     Visindigo::Utility::JsonConfig toJson(Secrets secrets) const;
     /// Replaces everything but the functions with what `json` holds, deletes the old dialogs
     /// and restores the saved ones; true. An empty object changes nothing: false.

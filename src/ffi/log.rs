@@ -44,8 +44,8 @@ impl LogSink for CLogSink {
 /// Sets the process's log callback (NULL removes it; the previous `user_data` is then
 /// released through its `destroy`). Lines arrive only for categories whose level is set.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn vi_log_set_callback(callback: ViLogCallback, user_data: *mut c_void, destroy: ViUserDataDestroy) -> ViStatus {
-    boundary::status("vi_log_set_callback", || {
+pub unsafe extern "C" fn vi_set_log_callback(callback: ViLogCallback, user_data: *mut c_void, destroy: ViUserDataDestroy) -> ViStatus {
+    boundary::status("vi_set_log_callback", || {
         let sink = callback.map(|callback| Arc::new(CLogSink { callback, user_data: UserData::new(user_data, destroy) }) as Arc<dyn LogSink>);
         crate::log::set_sink(sink);
         Ok(())
@@ -55,8 +55,8 @@ pub unsafe extern "C" fn vi_log_set_callback(callback: ViLogCallback, user_data:
 /// Sets the least severe level `category` logs (`VI_LOG_OFF` … `VI_LOG_TRACE`); an empty
 /// category sets all four. `VI_STATUS_INVALID_ARGUMENT` for another category or level.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn vi_log_set_level(category: *const c_char, len: usize, severity: u32) -> ViStatus {
-    boundary::status("vi_log_set_level", || {
+pub unsafe extern "C" fn vi_set_log_level(category: *const c_char, len: usize, severity: u32) -> ViStatus {
+    boundary::status("vi_set_log_level", || {
         let category = unsafe { string::arg("category", category, len) }?;
         let severity = Severity::from_u32(severity)
             .ok_or_else(|| Failure::new(ViStatus::InvalidArgument, format!("log level {severity} is not 0..5")))?;

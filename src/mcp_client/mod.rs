@@ -242,15 +242,7 @@ impl Connection {
         if !config.is_valid() {
             return Err("the MCP entry is not valid (a stdio server needs a command, the others a url)".to_owned());
         }
-        for (name, value) in &config.headers {
-            if crate::mcp::is_credential_header(name) {
-                crate::redact::register(value);
-                // "Bearer <token>": the token alone may be echoed too.
-                if let Some((_, token)) = value.split_once(' ') {
-                    crate::redact::register(token);
-                }
-            }
-        }
+        register_credentials(config);
         let mut deadline = Instant::now() + INITIALIZE_TIMEOUT;
         let late = || format!("the server did not complete initialize within {} s", INITIALIZE_TIMEOUT.as_secs());
         let rpc = Rpc::new();
@@ -781,6 +773,21 @@ fn pool() -> std::sync::MutexGuard<'static, BTreeMap<String, Arc<Slot>>> {
     POOL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Registers `config`'s credentials with the redaction layer (SPEC §I.5.1): its credential
+/// headers and a stdio server's credential environment variables
+/// (`crate::mcp::is_credential_name`) — an error or a log line that quotes one shows `***`.
+fn register_credentials(config: &Mcp) {
+    for (name, value) in config.headers.iter().chain(&config.environment) {
+        if crate::mcp::is_credential_name(name) {
+            crate::redact::register(value);
+            // "Bearer <token>": the token alone may be echoed too.
+            if let Some((_, token)) = value.split_once(' ') {
+                crate::redact::register(token);
+            }
+        }
+    }
+}
+
 /// What identifies a connection: everything but `enabled`, `autoStart` and what a live
 /// connection takes on (roots, limits, the sampling provider, the OAuth client and tokens).
 fn key(c: &Mcp) -> String {
@@ -1070,6 +1077,20 @@ mod tests {
         let center = [Mcp::new("b"), Mcp::new("c")];
         let names: Vec<_> = active_servers(&own, &center).into_iter().map(|m| m.name).collect();
         assert_eq!(names, vec!["a", "c"]);
+    }
+
+    #[test]
+    fn credential_headers_and_environment_are_masked_in_what_the_library_writes() {
+        let mut config = Mcp::new("creds");
+        config.headers.insert("Authorization".into(), "Bearer hdr-secret-0123456789".into());
+        config.environment.insert("GITHUB_TOKEN".into(), "ghp-env-0123456789".into());
+        config.environment.insert("DB_PASSWORD".into(), "pw-env-0123456789".into());
+        config.environment.insert("LOG_FORMAT".into(), "plain-text-format".into());
+        register_credentials(&config);
+        assert_eq!(
+            crate::redact::redact("hdr-secret-0123456789 ghp-env-0123456789 pw-env-0123456789 plain-text-format"),
+            "*** *** *** plain-text-format"
+        );
     }
 
     #[test]

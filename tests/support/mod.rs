@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod browser;
+pub mod log_capture;
 pub mod mcp_servers;
 pub mod pki;
 pub mod tinyproxy;
