@@ -50,6 +50,7 @@ SECRETS = [
     (r"sk-local", "examples/chat-window/tst_chatwindow.cpp", '"sk-local"'),
     (r"sk-rotated", "examples/chat-window/tst_chatwindow.cpp", '"sk-rotated"'),
     (r"mcp-secret", "examples/chat-window/tst_chatwindow.cpp", '"Bearer mcp-secret"'),
+    (r"ghp-window-secret", "examples/chat-window/tst_chatwindow.cpp", '"ghp-window-secret"'),
     # The OAuth tokens the authorization server of tst_mcp issues (access-<n>-<random>).
     (r"\b(access|refresh)-\d+-[A-Za-z0-9_-]{8,}", "tests/mcp_servers/oauth_server.py", 'f"access-{self.generation}-'),
 ]

@@ -52,9 +52,33 @@ bool hasHeader(const QJsonObject& headers, const QString& name)
     return false;
 }
 
+// The values of each MCP entry's `key` object ("headers" or "environment") in `full` that
+// the same entry in `omitted` lacks, by entry name: {name: {header or variable: value}}.
+QJsonObject leftOut(const QJsonObject& full, const QJsonObject& omitted, QLatin1String key)
+{
+    QHash<QString, QJsonObject> kept;
+    for (const QJsonValue& m : omitted.value(QLatin1String("mcps")).toArray())
+        kept.insert(m[QLatin1String("name")].toString(), m[key].toObject());
+    QJsonObject byName;
+    for (const QJsonValue& m : full.value(QLatin1String("mcps")).toArray()) {
+        const QString name = m[QLatin1String("name")].toString();
+        const QJsonObject values = m[key].toObject();
+        QJsonObject credentials;
+        for (auto it = values.begin(); it != values.end(); ++it) {
+            if (!kept.value(name).contains(it.key()))
+                credentials.insert(it.key(), it.value());
+        }
+        if (!credentials.isEmpty())
+            byName.insert(name, credentials);
+    }
+    return byName;
+}
+
 // The secrets of a Center document `full` that `omitted` (the same Center written with
-// Secrets::Omit) leaves out — the library decides which headers are credentials, not this
-// example: {"models": {id: token}, "mcps": {name: {header: value}}}.
+// Secrets::Omit) leaves out — the library decides which headers and environment variables
+// are credentials, not this example: {"models": {id: token}, "mcps": {name: {header: value}},
+// "mcpEnvironment": {name: {variable: value}}} ("mcpEnvironment" beside, not inside, "mcps" so
+// that an entry an older window wrote reads the same).
 QJsonObject secretsOf(const QJsonObject& full, const QJsonObject& omitted)
 {
     QJsonObject models;
@@ -63,26 +87,14 @@ QJsonObject secretsOf(const QJsonObject& full, const QJsonObject& omitted)
         if (!token.isEmpty())
             models.insert(m[QLatin1String("id")].toString(), token);
     }
-    QHash<QString, QJsonObject> kept;
-    for (const QJsonValue& m : omitted.value(QLatin1String("mcps")).toArray())
-        kept.insert(m[QLatin1String("name")].toString(), m[QLatin1String("headers")].toObject());
-    QJsonObject mcps;
-    for (const QJsonValue& m : full.value(QLatin1String("mcps")).toArray()) {
-        const QString name = m[QLatin1String("name")].toString();
-        const QJsonObject headers = m[QLatin1String("headers")].toObject();
-        QJsonObject credentials;
-        for (auto it = headers.begin(); it != headers.end(); ++it) {
-            if (!kept.value(name).contains(it.key()))
-                credentials.insert(it.key(), it.value());
-        }
-        if (!credentials.isEmpty())
-            mcps.insert(name, credentials);
-    }
-    return QJsonObject{{QLatin1String("models"), models}, {QLatin1String("mcps"), mcps}};
+    return QJsonObject{{QLatin1String("models"), models},
+                       {QLatin1String("mcps"), leftOut(full, omitted, QLatin1String("headers"))},
+                       {QLatin1String("mcpEnvironment"), leftOut(full, omitted, QLatin1String("environment"))}};
 }
 
 // `doc` (a Center document) with the `secrets` it lacks: a model's token where it has none, an
-// MCP entry's header where it has no header of that name. What `doc` has wins.
+// MCP entry's header (any case) or environment variable where it has none of that name. What
+// `doc` has wins.
 QJsonObject withSecrets(QJsonObject doc, const QJsonObject& secrets)
 {
     const QJsonObject tokens = secrets.value(QLatin1String("models")).toObject();
@@ -97,16 +109,26 @@ QJsonObject withSecrets(QJsonObject doc, const QJsonObject& secrets)
     }
     doc.insert(QLatin1String("models"), models);
     const QJsonObject headersByName = secrets.value(QLatin1String("mcps")).toObject();
+    const QJsonObject environmentByName = secrets.value(QLatin1String("mcpEnvironment")).toObject();
     QJsonArray mcps = doc.value(QLatin1String("mcps")).toArray();
     for (qsizetype i = 0; i < mcps.size(); ++i) {
         QJsonObject m = mcps.at(i).toObject();
+        const QString name = m.value(QLatin1String("name")).toString();
         QJsonObject headers = m.value(QLatin1String("headers")).toObject();
-        const QJsonObject credentials = headersByName.value(m.value(QLatin1String("name")).toString()).toObject();
+        const QJsonObject credentials = headersByName.value(name).toObject();
         for (auto it = credentials.begin(); it != credentials.end(); ++it) {
             if (!hasHeader(headers, it.key()))
                 headers.insert(it.key(), it.value());
         }
         m.insert(QLatin1String("headers"), headers);
+        QJsonObject environment = m.value(QLatin1String("environment")).toObject();
+        const QJsonObject variables = environmentByName.value(name).toObject();
+        for (auto it = variables.begin(); it != variables.end(); ++it) {
+            if (!environment.contains(it.key()))
+                environment.insert(it.key(), it.value());
+        }
+        if (!environment.isEmpty())
+            m.insert(QLatin1String("environment"), environment);
         mcps.replace(i, m);
     }
     doc.insert(QLatin1String("mcps"), mcps);

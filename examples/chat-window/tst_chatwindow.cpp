@@ -294,6 +294,12 @@ private Q_SLOTS:
         docs.setHeaders({{QStringLiteral("Authorization"), QStringLiteral("Bearer mcp-secret")},
                          {QStringLiteral("Accept-Language"), QStringLiteral("de")}});
         Center::getInstance()->addMCP(docs);
+        // … and a stdio server with a credential in its environment.
+        MCP github(QStringLiteral("github"));
+        github.setCommand(QStringLiteral("github-mcp-server")).setEnabled(false);
+        github.setEnvironment({{QStringLiteral("GITHUB_TOKEN"), QStringLiteral("ghp-window-secret")},
+                               {QStringLiteral("GITHUB_HOST"), QStringLiteral("github.example")}});
+        Center::getInstance()->addMCP(github);
         QString error;
         QVERIFY2(workspace->save(&error), qPrintable(error));
 
@@ -305,20 +311,20 @@ private Q_SLOTS:
                                                | QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
         QCOMPARE(file.permissions() & others, QFileDevice::Permissions());
         QVERIFY(file.permissions().testFlags(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
-        QVERIFY(saved.contains("Accept-Language")); // not a credential: stays in the file
+        QVERIFY(saved.contains("Accept-Language") && saved.contains("github.example")); // not credentials: stay in the file
         auto* warning = child<QLabel>("tokenWarning");
         if (tokenStore() == QLatin1String("keychain")) {
             QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::Keychain);
-            QVERIFY2(!saved.contains("sk-local") && !saved.contains("mcp-secret"), saved.constData());
+            QVERIFY2(!saved.contains("sk-local") && !saved.contains("mcp-secret") && !saved.contains("ghp-window-secret"), saved.constData());
             QVERIFY(saved.contains("\"secretsOmitted\": true"));
             QVERIFY(!warning->isVisible());
             const Keychain::Result entry = Keychain::read(Workspace::storagePath());
             QCOMPARE(entry.status, Keychain::Result::Ok);
-            QVERIFY(entry.data.contains("sk-local") && entry.data.contains("Bearer mcp-secret"));
-            QVERIFY(!entry.data.contains("Accept-Language"));
+            QVERIFY(entry.data.contains("sk-local") && entry.data.contains("Bearer mcp-secret") && entry.data.contains("ghp-window-secret"));
+            QVERIFY(!entry.data.contains("Accept-Language") && !entry.data.contains("github.example"));
         } else if (tokenStore() == QLatin1String("file")) {
             QCOMPARE(workspace->tokenStore(), Workspace::TokenStore::File);
-            QVERIFY(saved.contains("sk-local") && saved.contains("mcp-secret"));
+            QVERIFY(saved.contains("sk-local") && saved.contains("mcp-secret") && saved.contains("ghp-window-secret"));
             QVERIFY(!saved.contains("secretsOmitted"));
             QVERIFY(warning->isVisible());
             QVERIFY2(warning->text().contains(QLatin1String("keychain")) && warning->text().contains(Workspace::storagePath()),
@@ -376,6 +382,9 @@ private Q_SLOTS:
         QCOMPARE(workspace->configuredModel().getToken(), QStringLiteral("sk-local"));
         QCOMPARE(Center::getInstance()->getMCP(QStringLiteral("docs")).getHeaders().value(QStringLiteral("Authorization")),
                  QStringLiteral("Bearer mcp-secret"));
+        const QMap<QString, QString> environment = Center::getInstance()->getMCP(QStringLiteral("github")).getEnvironment();
+        QCOMPARE(environment.value(QStringLiteral("GITHUB_TOKEN")), QStringLiteral("ghp-window-secret"));
+        QCOMPARE(environment.value(QStringLiteral("GITHUB_HOST")), QStringLiteral("github.example"));
         QCOMPARE(child<QLabel>("tokenWarning")->isVisible(), tokenStore() == QLatin1String("file"));
         auto* conversations = child<QListView>("conversations");
         QTRY_COMPARE(conversations->model()->rowCount(), 4);
