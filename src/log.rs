@@ -18,7 +18,7 @@ use tracing::{Event, Level, Metadata, Subscriber};
 pub const HTTP: &str = "visindigo.agent.http";
 /// What a stream brought: rounds, their ends, usage.
 pub const STREAM: &str = "visindigo.agent.stream";
-/// MCP servers: connections, failures, their children.
+/// MCP servers: connections, each request and its answer, failures, their children.
 pub const MCP: &str = "visindigo.agent.mcp";
 /// Runs: the model chosen, fallbacks, retries, parameters dropped, the end.
 pub const RUN: &str = "visindigo.agent.run";

@@ -9,11 +9,17 @@
 //! A server request the client answers later (elicitation, sampling: SPEC §H.4.5) goes to the
 //! handler with a [`Responder`], which queues the answer when it is given (an error if it is
 //! dropped unanswered). The connection sends everything queued ([`Rpc::outgoing`]).
+//!
+//! Every exchange is logged here, the one place all three transports pass (SPEC §I.5.1,
+//! category `visindigo.agent.mcp`): each answer at debug with the method, id, duration and
+//! error; each server request and notification at debug by method; the messages themselves
+//! at trace (Qt's debug shows them).
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 /// A call's outcome: the `result`, or a readable reason.
@@ -95,6 +101,9 @@ struct Waiter {
     /// The whole answer message is the reply, error or not (`server/discover` reads the
     /// error's code and data).
     whole: bool,
+    /// For the log line of its answer.
+    method: String,
+    sent: Instant,
 }
 
 pub(crate) struct Rpc {
@@ -114,6 +123,8 @@ pub(crate) struct Rpc {
     /// Messages the client sends on its own: cancellations, late answers.
     outgoing_tx: mpsc::UnboundedSender<Value>,
     outgoing_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
+    /// The entry's name, for the log lines.
+    server: OnceLock<String>,
 }
 
 /// A request sent (or about to be) whose answer has not been taken yet.
@@ -178,7 +189,17 @@ impl Rpc {
             requests: OnceLock::new(),
             outgoing_tx,
             outgoing_rx: Mutex::new(Some(outgoing_rx)),
+            server: OnceLock::new(),
         })
+    }
+
+    /// Names the server in the log lines (the entry's name).
+    pub fn name(&self, server: &str) {
+        let _ = self.server.set(server.to_owned());
+    }
+
+    fn server(&self) -> &str {
+        self.server.get().map_or("", String::as_str)
     }
 
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Waiter>> {
@@ -211,7 +232,7 @@ impl Rpc {
         } else {
             (None, None)
         };
-        self.lock_pending().insert(id, Waiter { answer: sender, progress: progress_tx, whole });
+        self.lock_pending().insert(id, Waiter { answer: sender, progress: progress_tx, whole, method: method.to_owned(), sent: Instant::now() });
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
         let mut params = params;
         if watch {
@@ -226,6 +247,7 @@ impl Rpc {
         if let Some(params) = params {
             message["params"] = params;
         }
+        tracing::trace!(target: crate::log::MCP, server = self.server(), id, method, body = %message, "request");
         let cancel_reason = (!matches!(method, "initialize" | "server/discover")).then(|| "the client no longer needs the result".to_owned());
         Ok((message, Pending { rpc: self.clone(), id, answer, progress, cancel_reason }))
     }
@@ -295,8 +317,19 @@ impl Rpc {
     }
 
     fn dispatch_one(&self, message: Value, related: Option<u64>, replies: &mut Vec<Value>) {
-        let Value::Object(m) = message else { return };
+        tracing::trace!(target: crate::log::MCP, server = self.server(), body = %message, "from the server");
+        let Value::Object(m) = message else {
+            tracing::debug!(target: crate::log::MCP, server = self.server(), "a message that is not a JSON object: ignored");
+            return;
+        };
         let params = m.get("params").cloned().unwrap_or(Value::Null);
+        match (m.get("method").and_then(Value::as_str), m.get("id")) {
+            (Some(method), Some(id)) => tracing::debug!(target: crate::log::MCP, server = self.server(), method, id = %id, "server request"),
+            (Some(method), None) if method != "notifications/progress" => {
+                tracing::debug!(target: crate::log::MCP, server = self.server(), method, "notification")
+            }
+            _ => {}
+        }
         match (m.get("method").and_then(Value::as_str), m.get("id")) {
             (Some(method @ ("elicitation/create" | "sampling/createMessage")), Some(id)) if self.requests.get().is_some() => {
                 let responder = Responder { id: id.clone(), outgoing: self.outgoing_tx.clone(), answered: false };
@@ -323,7 +356,15 @@ impl Rpc {
             }
             (None, Some(id)) => {
                 let Some(id) = as_id(id) else { return };
-                let Some(waiter) = self.lock_pending().remove(&id) else { return };
+                let Some(waiter) = self.lock_pending().remove(&id) else {
+                    tracing::debug!(target: crate::log::MCP, server = self.server(), id, "an answer nobody waits for (given up, or never asked): ignored");
+                    return;
+                };
+                let ms = waiter.sent.elapsed().as_secs_f64() * 1000.0;
+                match m.get("error") {
+                    Some(error) => tracing::debug!(target: crate::log::MCP, server = self.server(), method = %waiter.method, id, ms, error = %error_text(error), "answered with an error"),
+                    None => tracing::debug!(target: crate::log::MCP, server = self.server(), method = %waiter.method, id, ms, "answered"),
+                }
                 if waiter.whole {
                     let _ = waiter.answer.send(Ok(Value::Object(m)));
                     return;
@@ -382,6 +423,7 @@ impl Rpc {
         {
             let mut closed = self.closed.lock().unwrap_or_else(|e| e.into_inner());
             if closed.is_none() {
+                tracing::debug!(target: crate::log::MCP, server = self.server(), reason, "connection closed");
                 *closed = Some(reason.to_owned());
             }
         }
@@ -430,6 +472,35 @@ mod tests {
         assert!(rpc.dispatch(json!({"jsonrpc": "2.0", "id": id2, "result": 1}), None).is_empty());
         rpc.dispatch(json!([{"jsonrpc": "2.0", "id": p1.id().to_string(), "error": {"code": -32000, "message": "no"}}]), None);
         assert_eq!(p1.wait().await, Err("no (JSON-RPC error -32000)".to_owned()));
+    }
+
+    #[test]
+    fn each_exchange_is_logged_with_its_server_and_bodies_only_at_trace() {
+        use crate::log::{MCP, Severity, tests::capture};
+        let lines = capture(|| {
+            let rpc = Rpc::new();
+            rpc.name("logged-server");
+            let (_, _ok) = rpc.start("tools/list", None, false).unwrap();
+            let (_, _failed) = rpc.start("tools/call", Some(json!({"name": "t"})), false).unwrap();
+            rpc.dispatch(json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}), None);
+            rpc.dispatch(json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "no such tool"}}), None);
+            rpc.dispatch(json!({"jsonrpc": "2.0", "id": 9, "result": {}}), None);
+            rpc.dispatch(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "hi"}}), None);
+            rpc.close("the server exited");
+        });
+        let ours: Vec<_> = lines.into_iter().filter(|(_, c, m)| c == MCP && m.contains("server=\"logged-server\"")).collect();
+        let at = |severity: Severity, start: &str| ours.iter().filter(|(s, _, m)| *s == severity && m.starts_with(start)).map(|(_, _, m)| m.clone()).collect::<Vec<_>>();
+        let answered = at(Severity::Debug, "answered server");
+        assert!(answered.len() == 1 && answered[0].contains("method=tools/list id=1 ms="), "{ours:?}");
+        let failed = at(Severity::Debug, "answered with an error");
+        assert!(failed.len() == 1 && failed[0].contains("method=tools/call id=2") && failed[0].contains("no such tool"), "{ours:?}");
+        assert_eq!(at(Severity::Debug, "an answer nobody waits for").len(), 1, "{ours:?}");
+        assert!(at(Severity::Debug, "notification").iter().any(|m| m.contains("notifications/message")), "{ours:?}");
+        assert!(at(Severity::Debug, "connection closed").iter().any(|m| m.contains("the server exited")), "{ours:?}");
+        // The messages themselves only at trace.
+        assert_eq!(at(Severity::Trace, "request").len(), 2, "{ours:?}");
+        assert!(at(Severity::Trace, "from the server").iter().any(|m| m.contains(r#""tools":[]"#)), "{ours:?}");
+        assert!(ours.iter().filter(|(s, _, _)| *s == Severity::Debug).all(|(_, _, m)| !m.contains(r#""tools""#)), "{ours:?}");
     }
 
     #[test]

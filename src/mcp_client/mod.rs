@@ -246,6 +246,7 @@ impl Connection {
         let mut deadline = Instant::now() + INITIALIZE_TIMEOUT;
         let late = || format!("the server did not complete initialize within {} s", INITIALIZE_TIMEOUT.as_secs());
         let rpc = Rpc::new();
+        rpc.name(&config.name);
         rpc.set_roots(protocol::roots(&config.roots));
         let (heard, server) = (listeners.clone(), config.name.clone());
         rpc.on_notification(Box::new(move |method, params| {
