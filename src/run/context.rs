@@ -93,14 +93,12 @@ pub struct Sizes {
     fixed: i64,
     /// Each message's estimate.
     each: Vec<i64>,
-    /// The measured request's messages ended here (0: none measured).
-    measured_to: usize,
     /// tokens / estimated of the measured request (1 without one).
     ratio: f64,
     /// For each cut 0..=len: the estimates of the messages a request with that cut keeps,
-    /// summed apart for those the measured request covered and those after it, so that `fit`
-    /// tries every cut in one pass over the history rather than one pass per cut (a
-    /// 10,000-message history took 39 ms to trim before, BENCHMARKS.md).
+    /// summed apart for those the measured request covered (it ended at `Measured::to`) and
+    /// those after it, so that `fit` tries every cut in one pass over the history rather than
+    /// one pass per cut (a 10,000-message history took 39 ms to trim before, BENCHMARKS.md).
     kept: Vec<(i64, i64)>,
 }
 
@@ -130,7 +128,7 @@ impl Sizes {
                 system = (system.0 + c, system.1 + w);
             }
         }
-        Sizes { fixed, each, measured_to, ratio, kept }
+        Sizes { fixed, each, ratio, kept }
     }
 
     /// The request's tokens when it leaves out the messages before `cut` (but System ones).
