@@ -4,11 +4,14 @@
 //!
 //! Prints one JSON object per measurement, like the C++ bench executables, for
 //! benches/run.py. Measures what the public C++ API cannot reach directly: building the
-//! request body of one round (SPEC §D.1.3) for a 10,000-message dialog.
+//! request body of one round (SPEC §D.1.3) for a 10,000-message dialog, and what the context
+//! window (SPEC §I.4, issue 32) adds to that round: the estimate of the whole history when it
+//! fits (`context_estimate_10k`), and when most of it must be left out (`context_trim_10k`, a
+//! 128,000-token window).
 
 use std::hint::black_box;
 use std::time::Instant;
-use visindigo_agent::{Message, Model, Role, bench::chat_completions_body};
+use visindigo_agent::{Message, Model, Role, bench::{chat_completions_body, context_fit}};
 
 fn text300(i: usize) -> String {
     let mut s = format!("Message {i}: ");
@@ -39,5 +42,13 @@ fn main() {
         let seconds = t.elapsed().as_secs_f64();
         black_box(&body);
         println!(r#"{{"case":"request_body_10k","impl":"ours","seconds":{seconds:.9},"bytes":{}}}"#, body.len());
+        let bytes: usize = messages.iter().map(|m| m.content.len()).sum();
+        for (case, budget) in [("context_estimate_10k", i64::MAX), ("context_trim_10k", 128_000)] {
+            let t = Instant::now();
+            let (cut, estimated) = context_fit("You are helpful.", black_box(&messages), budget);
+            let seconds = t.elapsed().as_secs_f64();
+            black_box((cut, estimated));
+            println!(r#"{{"case":"{case}","impl":"ours","seconds":{seconds:.9},"bytes":{bytes},"cut":{cut},"estimated":{estimated}}}"#);
+        }
     }
 }

@@ -55,6 +55,17 @@ pub use text::Text;
 #[doc(hidden)]
 pub mod bench {
     pub use crate::run::wire::chat_completions_body;
+
+    /// The context window's work for one request as the run does it (SPEC §I.4, issue 32), on
+    /// the Chat Completions wire, without a measured round: every message's estimate, then the
+    /// first cut whose request fits `budget` tokens. (cut, estimated tokens of that request.)
+    pub fn context_fit(system: &str, messages: &[crate::Message], budget: i64) -> (usize, i64) {
+        use crate::run::context;
+        let wire = crate::run::wire::for_api(crate::Api::ChatCompletions);
+        let sizes = context::Sizes::new(wire, context::fixed_tokens(system, &[], None), messages, None);
+        let (Ok(fit) | Err(fit)) = context::fit(&sizes, messages, 0, budget);
+        (fit.cut, fit.estimated)
+    }
 }
 
 /// What `fuzz/` drives below the public API (compiled only by cargo-fuzz, `cfg(fuzzing)`).

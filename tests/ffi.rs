@@ -562,3 +562,291 @@ fn mcp_server_info_is_an_empty_object_until_connected_and_checks_its_arguments()
         vi_center_free(center);
     }
 }
+
+// ---- The context window (SPEC §I.4, issue 32) through the C ABI ----
+
+fn model_json(model: *const ViModel) -> serde_json::Value {
+    let mut out = null_mut();
+    assert_eq!(unsafe { vi_model_to_json(model, &mut out) }, ViStatus::Ok);
+    serde_json::from_str(&take(out)).unwrap()
+}
+
+fn dialog_json(dialog: *const ViDialog) -> serde_json::Value {
+    let mut out = null_mut();
+    assert_eq!(unsafe { vi_dialog_to_json(dialog, &mut out) }, ViStatus::Ok);
+    serde_json::from_str(&take(out)).unwrap()
+}
+
+#[test]
+fn the_context_window_clamps_negative_counts_and_round_trips_through_json() {
+    unsafe {
+        let mut model = null_mut();
+        vi_model_new(&mut model);
+        assert_eq!(vi_model_context_window(model), 0, "unknown by default");
+        assert!(model_json(model).get("contextWindow").is_none(), "written only when set");
+        assert_eq!(vi_model_set_context_window(model, 128_000), ViStatus::Ok);
+        assert_eq!(vi_model_context_window(model), 128_000);
+        assert_eq!(model_json(model)["contextWindow"], 128_000);
+        // A negative count is 0 (unknown), and 0 is not written.
+        assert_eq!(vi_model_set_context_window(model, -5), ViStatus::Ok);
+        assert_eq!(vi_model_context_window(model), 0);
+        assert!(model_json(model).get("contextWindow").is_none());
+        assert_eq!(vi_model_set_context_window(model, i32::MIN), ViStatus::Ok);
+        assert_eq!(vi_model_context_window(model), 0);
+        // JSON in: read back through another model, a negative count read as 0.
+        vi_model_set_context_window(model, 32_768);
+        let mut out = null_mut();
+        vi_model_to_json(model, &mut out);
+        let text = take(out);
+        let mut other = null_mut();
+        vi_model_new(&mut other);
+        let (p, n) = s(&text);
+        assert_eq!(vi_model_from_json(other, p, n, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_model_context_window(other), 32_768);
+        let (p, n) = s(r#"{"contextWindow": -7}"#);
+        assert_eq!(vi_model_from_json(other, p, n, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_model_context_window(other), 0);
+        // Through a Center's JSON as the chat window saves it.
+        let mut center = null_mut();
+        vi_center_new(&mut center);
+        vi_center_add_model(center, model);
+        let mut saved = null_mut();
+        vi_center_to_json(center, &mut saved);
+        let saved = take(saved);
+        let mut restored = null_mut();
+        vi_center_new(&mut restored);
+        let (p, n) = s(&saved);
+        assert_eq!(vi_center_from_json(restored, p, n, null_mut()), ViStatus::Ok);
+        let id = view(vi_model_id(model));
+        let (p, n) = s(&id);
+        let mut back = null_mut();
+        assert_eq!(vi_center_get_model(restored, p, n, &mut back), ViStatus::Ok);
+        assert_eq!(vi_model_context_window(back), 32_768);
+        // NULL handles.
+        assert_eq!(vi_model_set_context_window(null_mut(), 5), ViStatus::NullArgument);
+        assert!(last_error().contains("vi_model_set_context_window"), "{}", last_error());
+        assert_eq!(vi_model_context_window(null()), 0);
+        for m in [model, other, back] {
+            vi_model_free(m);
+        }
+        vi_center_free(center);
+        vi_center_free(restored);
+    }
+}
+
+#[test]
+fn the_context_policy_refuses_unknown_values_and_null_and_round_trips_through_json() {
+    unsafe {
+        let mut dialog = null_mut();
+        vi_dialog_new(null(), &mut dialog);
+        assert_eq!(vi_dialog_context_policy(dialog), VI_CONTEXT_POLICY_FAIL);
+        let o = dialog_json(dialog);
+        for key in ["contextPolicy", "summaryModel", "contextSummary"] {
+            assert!(o.get(key).is_none(), "{key} only when not default: {o}");
+        }
+        // Out of range: VI_STATUS_INVALID_ARGUMENT, the policy unchanged.
+        assert_eq!(vi_dialog_set_context_policy(dialog, VI_CONTEXT_POLICY_DROP_OLDEST), ViStatus::Ok);
+        for bad in [3, 7, u32::MAX] {
+            assert_eq!(vi_dialog_set_context_policy(dialog, bad), ViStatus::InvalidArgument, "{bad}");
+            assert!(last_error().contains(&format!("context policy {bad}")), "{}", last_error());
+            assert_eq!(vi_dialog_context_policy(dialog), VI_CONTEXT_POLICY_DROP_OLDEST);
+        }
+        assert_eq!(dialog_json(dialog)["contextPolicy"], "dropOldest");
+        // NULL: VI_STATUS_NULL_ARGUMENT, and the getters read the defaults.
+        assert_eq!(vi_dialog_set_context_policy(null(), VI_CONTEXT_POLICY_SUMMARIZE), ViStatus::NullArgument);
+        assert!(last_error().contains("vi_dialog_set_context_policy"), "{}", last_error());
+        assert_eq!(vi_dialog_context_policy(null()), VI_CONTEXT_POLICY_FAIL);
+        let (p, pn) = s("prov");
+        let (m, mn) = s("small");
+        assert_eq!(vi_dialog_set_summary_model(null(), p, pn, m, mn), ViStatus::NullArgument);
+        assert_eq!(vi_dialog_set_summary_model(dialog, BAD_UTF8.as_ptr().cast(), BAD_UTF8.len(), m, mn), ViStatus::InvalidUtf8);
+
+        assert_eq!(vi_dialog_set_context_policy(dialog, VI_CONTEXT_POLICY_SUMMARIZE), ViStatus::Ok);
+        assert_eq!(vi_dialog_set_summary_model(dialog, p, pn, m, mn), ViStatus::Ok);
+        let mut out = null_mut();
+        assert_eq!(vi_dialog_summary_provider_id(dialog, &mut out), ViStatus::Ok);
+        assert_eq!(take(out), "prov");
+        assert_eq!(vi_dialog_summary_model_id(dialog, &mut out), ViStatus::Ok);
+        assert_eq!(take(out), "small");
+        let o = dialog_json(dialog);
+        assert_eq!(o["contextPolicy"], "summarize");
+        assert_eq!((o["summaryModel"]["providerId"].as_str(), o["summaryModel"]["modelId"].as_str()), (Some("prov"), Some("small")), "{o}");
+
+        let mut other = null_mut();
+        vi_dialog_new(null(), &mut other);
+        let text = o.to_string();
+        let (j, jn) = s(&text);
+        assert_eq!(vi_dialog_from_json(other, j, jn, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_dialog_context_policy(other), VI_CONTEXT_POLICY_SUMMARIZE);
+        vi_dialog_summary_model_id(other, &mut out);
+        assert_eq!(take(out), "small");
+        // Back to Fail: the key goes.
+        assert_eq!(vi_dialog_set_context_policy(other, VI_CONTEXT_POLICY_FAIL), ViStatus::Ok);
+        assert!(dialog_json(other).get("contextPolicy").is_none());
+        vi_dialog_free(dialog);
+        vi_dialog_free(other);
+    }
+}
+
+#[test]
+fn the_context_summary_is_empty_until_made_and_comes_back_from_json() {
+    unsafe {
+        let mut dialog = null_mut();
+        vi_dialog_new(null(), &mut dialog);
+        let mut text = null_mut();
+        let mut covered = -1i64;
+        assert_eq!(vi_dialog_context_summary(dialog, &mut text, &mut covered), ViStatus::Ok);
+        assert_eq!((take(text), covered), (String::new(), 0));
+        // `covered_out` is optional; `text_out` is not; NULL dialog.
+        assert_eq!(vi_dialog_context_summary(dialog, &mut text, null_mut()), ViStatus::Ok);
+        vi_string_free(text);
+        assert_eq!(vi_dialog_context_summary(dialog, null_mut(), &mut covered), ViStatus::NullArgument);
+        let mut untouched = null_mut();
+        assert_eq!(vi_dialog_context_summary(null(), &mut untouched, &mut covered), ViStatus::NullArgument);
+        assert!(untouched.is_null() && last_error().contains("vi_dialog_context_summary"), "{}", last_error());
+
+        for (role, content) in [(VI_ROLE_USER, "q0"), (VI_ROLE_ASSISTANT, "a0"), (VI_ROLE_USER, "q1")] {
+            let mut m = null_mut();
+            let (p, n) = s(content);
+            vi_message_new(role, p, n, &mut m);
+            vi_dialog_append_message(dialog, m);
+            vi_message_free(m);
+        }
+        let mut o = dialog_json(dialog);
+        o["contextSummary"] = serde_json::json!({"text": "the user asked q0", "lastMessage": 1});
+        let saved = o.to_string();
+        let (p, n) = s(&saved);
+        assert_eq!(vi_dialog_from_json(dialog, p, n, null_mut()), ViStatus::Ok);
+        assert_eq!(vi_dialog_context_summary(dialog, &mut text, &mut covered), ViStatus::Ok);
+        assert_eq!((take(text).as_str(), covered), ("the user asked q0", 2), "covered = lastMessage + 1");
+        assert_eq!(dialog_json(dialog)["contextSummary"], o["contextSummary"]);
+        vi_dialog_free(dialog);
+    }
+}
+
+/// (kind, messages_left_out, estimated_tokens, text) of every event of the context run test.
+static CONTEXT_EVENTS: Mutex<Vec<(ViEventKind, i32, i32, String)>> = Mutex::new(Vec::new());
+
+unsafe extern "C" fn on_context_event(user_data: *mut c_void, events: *const ViEvent, count: usize) {
+    assert_eq!(user_data as usize, 0xc0de);
+    for e in unsafe { batch(events, count) } {
+        CONTEXT_EVENTS.lock().unwrap().push((e.kind, e.messages_left_out, e.estimated_tokens, view(e.text)));
+    }
+}
+
+/// Runs `dialog` and returns the events of the run once its `RunFinished` arrived.
+unsafe fn run_to_the_end(dialog: *const ViDialog) -> Vec<(ViEventKind, i32, i32, String)> {
+    CONTEXT_EVENTS.lock().unwrap().clear();
+    assert_eq!(unsafe { vi_dialog_run(dialog) }, ViStatus::Ok);
+    let start = std::time::Instant::now();
+    while !CONTEXT_EVENTS.lock().unwrap().iter().any(|e| e.0 == ViEventKind::RunFinished) {
+        assert!(start.elapsed().as_secs() < 20, "no RunFinished: {:?}", CONTEXT_EVENTS.lock().unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    std::mem::take(&mut *CONTEXT_EVENTS.lock().unwrap())
+}
+
+#[test]
+fn context_trimmed_reaches_the_c_callback_with_its_counts() {
+    use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, done, script, usage_chunk};
+    let answer = |text: &str| Step::sse(vec![chat_chunk_content(text), usage_chunk(50, 5), done()]);
+    // Summarize's round on the run's own model comes first, then the answer.
+    let server = ScriptedServer::start(script(vec![answer("fits"), answer("THE SUMMARY"), answer("summarised")])).unwrap();
+    unsafe {
+        let mut center = null_mut();
+        vi_center_new(&mut center);
+        let mut model = null_mut();
+        vi_model_new(&mut model);
+        for (setter, value) in [
+            (vi_model_set_name as unsafe extern "C" fn(_, _, _) -> _, "m".to_owned()),
+            (vi_model_set_url, server.base_url()),
+            (vi_model_set_token, "t".to_owned()),
+        ] {
+            let (p, n) = s(&value);
+            assert_eq!(setter(model, p, n), ViStatus::Ok);
+        }
+        assert_eq!(vi_model_set_context_window(model, 900), ViStatus::Ok);
+        vi_center_add_model(center, model);
+        let mut provider = null_mut();
+        vi_provider_new(null(), 0, &mut provider);
+        let id = view(vi_model_id(model));
+        let (p, n) = s(&id);
+        vi_provider_add_model(provider, p, n, 0);
+        vi_center_add_provider(center, provider);
+        let pid = view(vi_provider_id(provider));
+        let (p, n) = s(&pid);
+        vi_center_set_default_provider(center, p, n);
+        let mut dialog = null_mut();
+        vi_center_create_dialog(center, &mut dialog);
+        // A history of six long turns, about 2,000 tokens, for a window of 900.
+        let append = |role: u32, text: String| {
+            let mut m = null_mut();
+            let (p, n) = s(&text);
+            vi_message_new(role, p, n, &mut m);
+            vi_dialog_append_message(dialog, m);
+            vi_message_free(m);
+        };
+        append(VI_ROLE_SYSTEM, "You are brief.".into());
+        for i in 0..6 {
+            append(VI_ROLE_USER, format!("question {i}: {}", "lorem ipsum dolor sit amet ".repeat(40)));
+            append(VI_ROLE_ASSISTANT, format!("answer {i}: {}", "consectetur adipiscing elit ".repeat(40)));
+        }
+        append(VI_ROLE_USER, "the last question".into());
+        let before = vi_dialog_message_count(dialog);
+        assert_eq!(before, 14);
+        vi_dialog_set_event_callback(dialog, Some(on_context_event), 0xc0de as *mut c_void, None);
+
+        // Fail (the default): refused before sending, no trim.
+        let events = run_to_the_end(dialog);
+        let failed = events.iter().find(|e| e.0 == ViEventKind::RunFailed).map(|e| e.3.clone()).expect("the run fails");
+        assert!(failed.starts_with("[ContextOverflow] ") && failed.ends_with(" of 900 tokens"), "{failed}");
+        assert!(!events.iter().any(|e| e.0 == ViEventKind::ContextTrimmed), "{events:?}");
+        assert!(server.requests().is_empty(), "nothing was sent");
+
+        // DropOldest: one ContextTrimmed with what the request left out and its estimate.
+        assert_eq!(vi_dialog_set_context_policy(dialog, VI_CONTEXT_POLICY_DROP_OLDEST), ViStatus::Ok);
+        let events = run_to_the_end(dialog);
+        assert!(!events.iter().any(|e| e.0 == ViEventKind::RunFailed), "{events:?}");
+        let trims: Vec<_> = events.iter().filter(|e| e.0 == ViEventKind::ContextTrimmed).collect();
+        assert_eq!(trims.len(), 1, "{events:?}");
+        let sent = server.requests()[0].body_json.clone().unwrap();
+        let sent_count = sent["messages"].as_array().unwrap().len();
+        assert_eq!(trims[0].1 as usize, before - sent_count, "messages_left_out is what the request lacked");
+        assert!(trims[0].1 >= 2 && trims[0].1 % 2 == 0, "whole turns: {}", trims[0].1);
+        assert!(trims[0].2 > 0 && trims[0].2 <= 900, "estimated_tokens within the window: {}", trims[0].2);
+        // Only ContextTrimmed carries the counts.
+        assert!(events.iter().filter(|e| e.0 != ViEventKind::ContextTrimmed).all(|e| e.1 == 0 && e.2 == 0), "{events:?}");
+        // The dialog kept every message, plus the answer.
+        assert_eq!(vi_dialog_message_count(dialog), before + 1);
+        let mut list = null_mut();
+        vi_dialog_messages(dialog, &mut list);
+        let first_question = vi_message_list_take(list, 1);
+        assert!(view(vi_message_content(first_question)).starts_with("question 0"));
+        vi_message_free(first_question);
+        vi_message_list_free(list);
+
+        // Summarize: the summary round on the run's own model, the summary kept by the dialog.
+        let (q, qn) = s("one more");
+        let mut m = null_mut();
+        vi_message_new(VI_ROLE_USER, q, qn, &mut m);
+        vi_dialog_append_message(dialog, m);
+        vi_message_free(m);
+        assert_eq!(vi_dialog_set_context_policy(dialog, VI_CONTEXT_POLICY_SUMMARIZE), ViStatus::Ok);
+        let events = run_to_the_end(dialog);
+        assert!(!events.iter().any(|e| e.0 == ViEventKind::RunFailed), "{events:?}");
+        assert_eq!(events.iter().filter(|e| e.0 == ViEventKind::ContextTrimmed).count(), 1, "{events:?}");
+        let mut text = null_mut();
+        let mut covered = 0i64;
+        assert_eq!(vi_dialog_context_summary(dialog, &mut text, &mut covered), ViStatus::Ok);
+        assert_eq!(take(text), "THE SUMMARY");
+        assert!(covered >= 2 && (covered as usize) < before, "covered {covered}");
+        assert_eq!(server.requests().len(), 3);
+        let last = server.requests()[2].body_json.clone().unwrap().to_string();
+        assert!(last.contains("THE SUMMARY") && !last.contains("question 0"), "{last}");
+
+        vi_dialog_free(dialog);
+        vi_model_free(model);
+        vi_provider_free(provider);
+        vi_center_free(center);
+    }
+}

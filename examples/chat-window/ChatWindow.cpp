@@ -251,6 +251,11 @@ void ChatWindow::showDialog(Dialog* dialog)
                        tr("Every model failed (%1); retry %2 in %3 s").arg(reason).arg(attempt).arg(delayMs / 1000.0, 0, 'f', 1),
                        delayMs + 2000);
                })
+            // A quiet notice: the request left turns out (or sent a summary of them) to fit the
+            // context window; the conversation shown keeps every message (SPEC §I.4.2).
+            << connect(dialog, &Dialog::contextTrimmed, this, [this](qint32 leftOut, qint32 estimatedTokens) {
+                   statusBar()->showMessage(contextNotice(leftOut, estimatedTokens), 15000);
+               })
             << connect(dialog, &Dialog::mcpFailed, this, [this](const QString& server, const QString& message) {
                    statusBar()->showMessage(tr("MCP server %1: %2").arg(server, message), 10000);
                })
@@ -285,10 +290,23 @@ void ChatWindow::updateButtons()
     deleteButton->setEnabled(current);
 }
 
+QString ChatWindow::contextNotice(qint32 leftOut, qint32 estimatedTokens) const
+{
+    const bool summarized = current && current->getContextPolicy() == Dialog::ContextPolicy::Summarize;
+    const QString what = leftOut == 1 ? tr("1 earlier message") : tr("%1 earlier messages").arg(leftOut);
+    return (summarized ? tr("%1 sent as a summary to fit the context window (about %2 tokens)")
+                       : tr("%1 left out to fit the context window (about %2 tokens sent)"))
+        .arg(what)
+        .arg(estimatedTokens);
+}
+
 void ChatWindow::newConversation()
 {
     Dialog* dialog = Center::getInstance()->createDialog();
     dialog->setToolApproval(askBeforeTools->isChecked());
+    // A new conversation does what the one shown does when it gets too long.
+    if (current)
+        dialog->setContextPolicy(current->getContextPolicy());
     select(dialog->getId());
 }
 
@@ -357,9 +375,14 @@ void ChatWindow::openSettings()
 {
     SettingsDialog dialog(workspace->configuredModel(), this);
     dialog.setTokenNote(workspace->tokenNote());
+    if (current)
+        dialog.setContextPolicy(current->getContextPolicy());
     if (dialog.exec() != QDialog::Accepted)
         return;
     workspace->configure(dialog.model());
+    // Saved with the conversation (Dialog JSON "contextPolicy", in the Center's document).
+    if (current)
+        current->setContextPolicy(dialog.contextPolicy());
     source->setText(workspace->describe());
     // A new token is stored now (keychain or file), not only on quit.
     QString error;

@@ -3,8 +3,9 @@
 // The chat window (SPEC §H.5): conversations on the left (a DialogListModel: new, branch from
 // here, delete), the selected one's messages on the right (a MessageModel drawn by
 // MessageDelegate), an input box (Ctrl+Enter sends), Send / Stop / Regenerate, tool approval
-// prompts, and fallback, retry and token usage notices in the status bar — and a warning there
-// while the tokens are kept in the saved file rather than the system keychain (SPEC §I.5.2).
+// prompts, and fallback, retry, token usage and context window notices in the status bar — and
+// a warning there while the tokens are kept in the saved file rather than the system keychain
+// (SPEC §I.5.2).
 #ifndef VI_CHAT_WINDOW_CHAT_WINDOW_H
 #define VI_CHAT_WINDOW_CHAT_WINDOW_H
 
@@ -56,6 +57,8 @@ private:
     void askNextApproval();
     // The status bar's warning about where the tokens are (Workspace::tokenWarning()).
     void showTokenWarning();
+    // What the status bar says when a request left out earlier messages (Dialog::contextTrimmed).
+    QString contextNotice(qint32 leftOut, qint32 estimatedTokens) const;
 
     Workspace* workspace;
     Visindigo::Agent::DialogListModel* conversations;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 //
-// The chat window's settings: where answers come from (url, API, model name, token), and where the token is kept.
+// The chat window's settings: where answers come from (url, API, model name, token), where the
+// token is kept, the model's context window and what the conversation does when it would not
+// fit (SPEC §I.4).
 #ifndef VI_CHAT_WINDOW_SETTINGS_DIALOG_H
 #define VI_CHAT_WINDOW_SETTINGS_DIALOG_H
 
+#include <Agent/Dialog.h>
 #include <Agent/Model.h>
 
 #include <QtWidgets/QDialog>
@@ -11,6 +14,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QSpinBox;
 
 class SettingsDialog : public QDialog
 {
@@ -25,6 +29,10 @@ public:
     // Says under the token where it is kept (Workspace::tokenNote()).
     void setTokenNote(const QString& note);
 
+    // The conversation's context policy (Dialog::setContextPolicy), shown as "When too long".
+    void setContextPolicy(Visindigo::Agent::Dialog::ContextPolicy policy);
+    Visindigo::Agent::Dialog::ContextPolicy contextPolicy() const;
+
     void accept() override;
 
 private:
@@ -34,6 +42,8 @@ private:
     QLineEdit* name;
     QLineEdit* token;
     QLabel* tokenNote;
+    QSpinBox* contextWindow;
+    QComboBox* policy;
     QLabel* problem;
 };
 

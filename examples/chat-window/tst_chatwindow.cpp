@@ -6,9 +6,14 @@
 // make new conversations, the settings dialog refuses an incomplete model and then points the
 // window at a local server, where a tool call waits for the user's approval and the status bar
 // shows the token usage, the token entered there is stored where the window says (SPEC §I.5.2),
-// and the conversations and tokens come back from what was saved as after a restart.
-// It grabs the window to $VI_SCREENSHOT (the README's picture), and the window and its settings
-// with the token's place to $VI_SCREENSHOT with "-tokens" and "-settings" before ".png".
+// and the conversations and tokens come back from what was saved as after a restart. Last, a
+// small context window and "Drop oldest" set in the settings make a long conversation leave
+// its earlier turns out of what is sent, with a quiet notice in the status bar and the history
+// shown unchanged (SPEC §I.4).
+// It grabs the window to $VI_SCREENSHOT (the README's picture), the window and its settings
+// with the token's place to $VI_SCREENSHOT with "-tokens" and "-settings" before ".png", and the
+// settings with the context window and the window with the notice with "-context-settings" and
+// "-context".
 //
 // VI_TOKEN_STORE says where the tokens must go (examples/CMakeLists.txt runs it both ways):
 // "keychain" — a keychain answers (tools/with-keyring.sh: a fresh gnome-keyring on a private
@@ -26,7 +31,11 @@
 #include <Agent/MessageModel.h>
 
 #include <QtCore/QFile>
+#include <QtCore/QDir>
 #include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QTemporaryFile>
@@ -39,6 +48,8 @@
 #include <QtWidgets/QListView>
 #include <QtWidgets/QPlainTextEdit>
 #include <QtWidgets/QPushButton>
+#include <QtWidgets/QSpinBox>
+#include <QtWidgets/QStatusBar>
 
 using namespace Visindigo::Agent;
 
@@ -462,6 +473,117 @@ private Q_SLOTS:
         QCOMPARE(Center::getInstance()->getMCP(QStringLiteral("docs")).getHeaders().value(QStringLiteral("Authorization")),
                  QStringLiteral("Bearer mcp-secret"));
         QVERIFY(child<QLabel>("tokenWarning")->isVisible());
+    }
+
+    void aLongConversationIsTrimmedToTheContextWindow()
+    {
+        // A local server whose every answer is long (about 480 tokens), without usage counts;
+        // it keeps a copy of each request body.
+        QTemporaryDir sent;
+        QVERIFY(sent.isValid());
+        const QString longText = QStringLiteral("lorem ipsum dolor sit amet ").repeated(80);
+        QJsonArray responses;
+        for (int i = 1; i <= 3; ++i) {
+            const QJsonObject delta{{QStringLiteral("content"), QStringLiteral("Answer %1: ").arg(i) + longText}};
+            const QJsonObject chunk{{QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0}, {QStringLiteral("delta"), delta}}}}};
+            responses.append(QJsonObject{{QStringLiteral("events"), QJsonArray{chunk, QJsonObject{{QStringLiteral("$done"), true}}}}});
+        }
+        QTemporaryFile scriptFile;
+        const QByteArray script = QJsonDocument(QJsonObject{{QStringLiteral("responses"), responses}}).toJson();
+        QVERIFY(scriptFile.open() && scriptFile.write(script) == script.size() && scriptFile.flush());
+        QProcess server;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("VI_REQUEST_BODIES_DIR"), sent.path());
+        server.setProcessEnvironment(env);
+        server.start(QStringLiteral(VI_SCRIPTED_SERVER), {QStringLiteral("--script"), scriptFile.fileName()});
+        QVERIFY(server.waitForStarted(5000) && server.waitForReadyRead(5000));
+        const QByteArray line = server.readLine().trimmed();
+        QVERIFY2(line.startsWith("PORT "), line.constData());
+        const QString url = QStringLiteral("http://127.0.0.1:%1/v1").arg(QString::fromLatin1(line.mid(5)));
+
+        // Settings…: the model's context window (unknown so far) typed in, "Drop oldest" chosen.
+        QString shown;
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<SettingsDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->findChild<QLineEdit*>(QStringLiteral("url"))->setText(url);
+            auto* window = dialog->findChild<QSpinBox*>(QStringLiteral("contextWindow"));
+            auto* policy = dialog->findChild<QComboBox*>(QStringLiteral("contextPolicy"));
+            QVERIFY(window && policy);
+            QCOMPARE(window->value(), 0);
+            shown = window->text();
+            QCOMPARE(policy->currentText(), QStringLiteral("Fail"));
+            window->setFocus();
+            window->selectAll();
+            QTest::keyClicks(window, QStringLiteral("400"));
+            QCOMPARE(window->value(), 400);
+            policy->setCurrentIndex(policy->findText(QStringLiteral("Drop oldest")));
+            QVERIFY(dialog->grab().save(screenshot(QStringLiteral("-context-settings"))));
+            dialog->accept();
+        });
+        window->openSettings();
+        QCOMPARE(shown, QStringLiteral("unknown"));
+        QCOMPARE(workspace->configuredModel().getContextWindow(), 400);
+        QCOMPARE(window->currentDialog()->getContextPolicy(), Dialog::ContextPolicy::DropOldest);
+
+        // A new conversation does the same; three questions, each answer long.
+        Dialog* before = window->currentDialog();
+        QTest::mouseClick(child<QPushButton>("newConversation"), Qt::LeftButton);
+        QTRY_VERIFY(window->currentDialog() != before);
+        Dialog* dialog = window->currentDialog();
+        QCOMPARE(dialog->getContextPolicy(), Dialog::ContextPolicy::DropOldest);
+        QSignalSpy trims(dialog, &Dialog::contextTrimmed);
+        QVERIFY(say(QStringLiteral("First question")));
+        QCOMPARE(trims.size(), 0); // it fitted
+        QVERIFY(!window->statusBar()->currentMessage().contains(QLatin1String("context window")));
+        QVERIFY(say(QStringLiteral("Second question")));
+        QCOMPARE(trims.size(), 1);
+        QCOMPARE(trims.at(0).at(0).toInt(), 2); // the first turn
+        QString notice = window->statusBar()->currentMessage();
+        QVERIFY2(notice.startsWith(QLatin1String("2 earlier messages left out to fit the context window (about ")), qPrintable(notice));
+        QVERIFY(say(QStringLiteral("Third question")));
+        QCOMPARE(trims.size(), 2);
+        QCOMPARE(trims.at(1).at(0).toInt(), 4);
+        const int estimated = trims.at(1).at(1).toInt();
+        QVERIFY2(estimated > 0 && estimated <= 400, qPrintable(QString::number(estimated)));
+        notice = window->statusBar()->currentMessage();
+        QCOMPARE(notice, QStringLiteral("4 earlier messages left out to fit the context window (about %1 tokens sent)").arg(estimated));
+        QVERIFY2(window->grab().save(screenshot(QStringLiteral("-context"))), qPrintable(screenshot(QStringLiteral("-context"))));
+
+        // The window still shows the whole conversation; only the requests were shorter.
+        const QStringList history = rows(child<QListView>("messages"));
+        QCOMPARE(history.size(), 6);
+        QCOMPARE(history[0], QStringLiteral("user:First question"));
+        QCOMPARE(history[1], QStringLiteral("assistant:Answer 1: ") + longText);
+        QCOMPARE(history[2], QStringLiteral("user:Second question"));
+        QCOMPARE(history[4], QStringLiteral("user:Third question"));
+        QCOMPARE(history[5], QStringLiteral("assistant:Answer 3: ") + longText);
+        QCOMPARE(dialog->getMessageCount(), 6);
+        QStringList files = QDir(sent.path()).entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Time | QDir::Reversed);
+        QCOMPARE(files.size(), 3);
+        QStringList carried;
+        for (const QString& name : std::as_const(files)) {
+            QFile body(sent.filePath(name));
+            QVERIFY(body.open(QIODevice::ReadOnly));
+            QStringList texts;
+            for (const QJsonValue& m : QJsonDocument::fromJson(body.readAll()).object().value(QLatin1String("messages")).toArray())
+                texts << m[QLatin1String("content")].toString().left(16);
+            carried << texts.join(QLatin1Char('|'));
+        }
+        carried.sort(); // by what they carried: the file times may tie
+        QCOMPARE(carried, (QStringList{QStringLiteral("First question"), QStringLiteral("Second question"),
+                                       QStringLiteral("Third question")}));
+        server.closeWriteChannel();
+        QVERIFY(server.waitForFinished(5000));
+
+        // Saved with the Center: the window in the model, the policy in the conversation.
+        QString error;
+        QVERIFY2(workspace->save(&error), qPrintable(error));
+        const QString id = dialog->getId();
+        QVERIFY(restart());
+        QCOMPARE(workspace->configuredModel().getContextWindow(), 400);
+        QCOMPARE(Center::getInstance()->getDialog(id)->getContextPolicy(), Dialog::ContextPolicy::DropOldest);
+        QCOMPARE(Center::getInstance()->getDialog(id)->getMessageCount(), 6);
     }
 };
 

@@ -6,7 +6,7 @@
 //! the dialog's current one, so an abort silences it at once, whatever it was awaiting.
 
 pub(crate) mod chunk;
-mod context;
+pub(crate) mod context;
 mod failure;
 mod pairing;
 pub(crate) mod request;
