@@ -1396,7 +1396,8 @@ void vi_tool_reply_free(struct ViToolReply *reply);
 
 /**
  * Sets the process's log callback (NULL removes it; the previous `user_data` is then
- * released through its `destroy`). Lines arrive only for categories whose level is set.
+ * released through its `destroy` as soon as no line is being delivered to it — on the
+ * delivering thread if one is). Lines arrive only for categories whose level is set.
  */
 ViStatus vi_set_log_callback(ViLogCallback callback, void *user_data, ViUserDataDestroy destroy);
 

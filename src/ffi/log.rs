@@ -42,7 +42,8 @@ impl LogSink for CLogSink {
 }
 
 /// Sets the process's log callback (NULL removes it; the previous `user_data` is then
-/// released through its `destroy`). Lines arrive only for categories whose level is set.
+/// released through its `destroy` as soon as no line is being delivered to it — on the
+/// delivering thread if one is). Lines arrive only for categories whose level is set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn vi_set_log_callback(callback: ViLogCallback, user_data: *mut c_void, destroy: ViUserDataDestroy) -> ViStatus {
     boundary::status("vi_set_log_callback", || {
