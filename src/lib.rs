@@ -62,7 +62,8 @@ pub mod bench {
     pub fn context_fit(system: &str, messages: &[crate::Message], budget: i64) -> (usize, i64) {
         use crate::run::context;
         let wire = crate::run::wire::for_api(crate::Api::ChatCompletions);
-        let sizes = context::Sizes::new(wire, context::fixed_tokens(system, &[], None), messages, None);
+        let tokenizer = context::Tokenizer::Current;
+        let sizes = context::Sizes::new(wire, tokenizer, context::fixed_tokens(tokenizer, system, &[], None), messages, None);
         let (Ok(fit) | Err(fit)) = context::fit(&sizes, messages, 0, budget);
         (fit.cut, fit.estimated)
     }

@@ -10,6 +10,7 @@
 //! plus the estimate of what is new; any other cut is a calibrated estimate.
 
 pub(crate) mod estimate;
+pub use estimate::Tokenizer;
 #[cfg(test)]
 mod accuracy;
 
@@ -67,13 +68,11 @@ pub fn budget(model: &Model) -> Option<i64> {
 
 /// The estimated tokens of the text the dialog sends besides its messages: the instructions,
 /// the tools and the summary.
-pub fn fixed_tokens(system: &str, tools: &[ToolSpec], summary: Option<&ContextSummary>) -> i64 {
-    let tools: i64 = tools
-        .iter()
-        .map(|t| 8 + estimate::tokens(&t.name) + estimate::tokens(&t.description) + estimate::tokens(&t.schema.to_string()))
-        .sum();
-    let summary = summary.map_or(0, |s| 8 + estimate::tokens(&s.text));
-    estimate::tokens(system) + tools + summary + 3
+pub fn fixed_tokens(tokenizer: Tokenizer, system: &str, tools: &[ToolSpec], summary: Option<&ContextSummary>) -> i64 {
+    let tokens = |text: &str| estimate::tokens_for(tokenizer, text);
+    let tools: i64 = tools.iter().map(|t| 8 + tokens(&t.name) + tokens(&t.description) + tokens(&t.schema.to_string())).sum();
+    let summary = summary.map_or(0, |s| 8 + tokens(&s.text));
+    tokens(system) + tools + summary + 3
 }
 
 /// The system text a request carries: the instructions, then the summary of what it leaves out.
@@ -103,8 +102,8 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    pub fn new(wire: &dyn Wire, fixed: i64, messages: &[Message], measured: Option<Measured>) -> Sizes {
-        let each: Vec<i64> = messages.iter().map(|m| message_tokens(wire, m)).collect();
+    pub fn new(wire: &dyn Wire, tokenizer: Tokenizer, fixed: i64, messages: &[Message], measured: Option<Measured>) -> Sizes {
+        let each: Vec<i64> = messages.iter().map(|m| message_tokens(wire, tokenizer, m)).collect();
         let (measured_to, ratio) = match measured {
             // A count far from the estimate is images or a tokenizer unlike o200k: calibrate,
             // within reason.
@@ -147,14 +146,15 @@ impl Sizes {
 }
 
 /// A message's tokens on `wire`: its text, tool calls, tool call id and images.
-fn message_tokens(wire: &dyn Wire, m: &Message) -> i64 {
+fn message_tokens(wire: &dyn Wire, tokenizer: Tokenizer, m: &Message) -> i64 {
     // An image is counted as a typical tile-based figure; the provider's count calibrates it.
     const IMAGE: i64 = 765;
+    let tokens = |text: &str| estimate::tokens_for(tokenizer, text);
     wire.message_overhead()
-        + estimate::tokens(&m.content)
-        + estimate::tokens(&m.tool_calls)
-        + estimate::tokens(&m.tool_call_id)
-        + estimate::tokens(&m.name)
+        + tokens(&m.content)
+        + tokens(&m.tool_calls)
+        + tokens(&m.tool_call_id)
+        + tokens(&m.name)
         + IMAGE * m.images.len() as i64
 }
 
@@ -288,7 +288,7 @@ mod tests {
     fn the_oldest_turns_go_first_and_the_system_prompt_stays() {
         let h = history();
         let wire = super::super::wire::for_api(Api::ChatCompletions);
-        let sizes = Sizes::new(wire, 10, &h, None);
+        let sizes = Sizes::new(wire, Tokenizer::Current, 10, &h, None);
         let whole = sizes.total(&h, 0);
         let first = fit(&sizes, &h, 0, whole - 1).unwrap();
         // The first turn with its tool pair goes whole: the cut is at the next User message.
@@ -307,12 +307,12 @@ mod tests {
     fn a_measured_request_is_exact_and_what_follows_is_estimated() {
         let mut h = history();
         let wire = super::super::wire::for_api(Api::Gemini);
-        let first = Sizes::new(wire, 10, &h, None);
+        let first = Sizes::new(wire, Tokenizer::Current, 10, &h, None);
         let estimated = first.raw_total(&h, 0);
         let measured = Measured { base_revision: 0, to: h.len(), tokens: estimated + 100, estimated };
         h.push(m(Role::Assistant, "an answer of a few words"));
-        let next = Sizes::new(wire, 10, &h, Some(measured));
-        let new = message_tokens(wire, h.last().unwrap());
+        let next = Sizes::new(wire, Tokenizer::Current, 10, &h, Some(measured));
+        let new = message_tokens(wire, Tokenizer::Current, h.last().unwrap());
         assert_eq!(next.total(&h, 0), estimated + 100 + new);
         // Another cut is calibrated by the same ratio.
         assert!(next.total(&h, 5) < next.raw_total(&h, 5) * 2);

@@ -313,7 +313,10 @@ impl Run {
         let measured = dialog.measured();
         let mut summary = if policy == ContextPolicy::Summarize { dialog.context_summary() } else { None };
         drop(dialog);
-        let sizes_with = |summary: Option<&ContextSummary>| Sizes::new(wire, context::fixed_tokens(&system, &tools, summary), &messages, measured);
+        let sizes_with = |summary: Option<&ContextSummary>| {
+            let tokenizer = context::Tokenizer::of(&model.name);
+            Sizes::new(wire, tokenizer, context::fixed_tokens(tokenizer, &system, &tools, summary), &messages, measured)
+        };
         let mut sizes = sizes_with(summary.as_ref());
         let from = summary.as_ref().map_or(0, |s| s.covered);
         let fit = match (policy, context::fit(&sizes, &messages, from, budget)) {
