@@ -147,14 +147,14 @@ class TestNetwork : public QObject
         return said[0].startsWith("PORT ") ? quint16(said[0].mid(5).trimmed().toUInt()) : 0;
     }
 
-    // tinyproxy on a free port demanding alice/secret; its port, or 0.
+    // tinyproxy on a free port demanding alice/proxy-pass-7391; its port, or 0.
     quint16 startProxy(Child& child)
     {
         const quint16 port = freePort();
         QFile config(path("tinyproxy.conf"));
         if (!config.open(QIODevice::WriteOnly))
             return 0;
-        config.write(QStringLiteral("Port %1\nListen 127.0.0.1\nLogLevel Connect\nBasicAuth alice secret\n").arg(port).toUtf8());
+        config.write(QStringLiteral("Port %1\nListen 127.0.0.1\nLogLevel Connect\nBasicAuth alice proxy-pass-7391\n").arg(port).toUtf8());
         config.close();
         child.process->start(QStringLiteral("tinyproxy"), {"-d", "-c", path("tinyproxy.conf")});
         if (!child.process->waitForStarted(5000))
@@ -245,7 +245,7 @@ private Q_SLOTS:
 
         trustCa(true);
         QNetworkProxy::setApplicationProxy(
-            QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), proxyPort, "alice", "secret"));
+            QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), proxyPort, "alice", "proxy-pass-7391"));
         QCOMPARE(runOnce(url), QStringLiteral("ok:Hello"));
         QByteArray log;
         QTRY_VERIFY((log += proxy.process->readAllStandardOutput()).contains(connect));
@@ -286,7 +286,7 @@ private Q_SLOTS:
             explicit Everything(quint16 p) : port(p) {}
             QList<QNetworkProxy> queryProxy(const QNetworkProxyQuery&) override
             {
-                return {QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), port, "alice", "secret")};
+                return {QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), port, "alice", "proxy-pass-7391")};
             }
         };
         Child server, proxy;
