@@ -3,9 +3,11 @@
 //! server negotiates as the application sees it, the fallback to `initialize` for a server
 //! that refuses `server/discover`, and elicitation, sampling and roots asked through
 //! `input_required` — which reach a stateless HTTP server of 2026 where one of 2025 cannot
-//! ask at all. The SDK server checks the 2026 `_meta` envelope and the `mcp-protocol-version`,
-//! `mcp-method` and `mcp-name` headers of every request (-32020 / -32602 otherwise), so each
-//! successful 2026 call here is also the proof that they are on the wire.
+//! ask at all; and tool calls run as tasks at 2026-07-28 through the tasks extension (SPEC
+//! §I.3.4) against tests/mcp_servers/task_server.py. The SDK server checks the 2026 `_meta`
+//! envelope and the `mcp-protocol-version`, `mcp-method` and `mcp-name` headers of every
+//! request (-32020 / -32602 otherwise), so each successful 2026 call here is also the proof
+//! that they are on the wire.
 //!
 //! Needs the project venv (see tests/mcp.rs).
 
