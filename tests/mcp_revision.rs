@@ -3,9 +3,11 @@
 //! server negotiates as the application sees it, the fallback to `initialize` for a server
 //! that refuses `server/discover`, and elicitation, sampling and roots asked through
 //! `input_required` — which reach a stateless HTTP server of 2026 where one of 2025 cannot
-//! ask at all. The SDK server checks the 2026 `_meta` envelope and the `mcp-protocol-version`,
-//! `mcp-method` and `mcp-name` headers of every request (-32020 / -32602 otherwise), so each
-//! successful 2026 call here is also the proof that they are on the wire.
+//! ask at all; and tool calls run as tasks at 2026-07-28 through the tasks extension (SPEC
+//! §I.3.4) against tests/mcp_servers/task_server.py. The SDK server checks the 2026 `_meta`
+//! envelope and the `mcp-protocol-version`, `mcp-method` and `mcp-name` headers of every
+//! request (-32020 / -32602 otherwise), so each successful 2026 call here is also the proof
+//! that they are on the wire.
 //!
 //! Needs the project venv (see tests/mcp.rs).
 
@@ -345,5 +347,142 @@ fn a_2026_server_is_listened_to_for_its_tool_changes_and_the_resources_subscribe
         std::thread::sleep(Duration::from_millis(500));
         assert!(!updated("note://x"), "{kind:?}: unsubscribed: {:?}", heard.0.lock().unwrap());
         c.remove_mcp("rev");
+    }
+}
+
+// Tasks at 2026-07-28 (SPEC §I.3.4, issue 31): the extension `io.modelcontextprotocol/tasks`
+// (SEP-2663) as tests/mcp_servers/task_server.py serves it on the Python SDK 2.3.
+
+/// The task server, stateless with JSON answers (2026-07-28), or `--legacy` (2025-11-25),
+/// recording what it receives to a fresh file.
+fn task_server(name: &str, tag: &str, legacy: bool) -> (Mcp, HttpServer, std::path::PathBuf) {
+    let path = std::env::temp_dir().join(format!("vi-mcp-tasks-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let record = format!("--record={}", path.display());
+    let flags: Vec<&str> = if legacy { vec!["--legacy", &record] } else { vec!["--stateless", "--json", &record] };
+    let server = HttpServer::start_with("task_server.py", "streamable-http", None, &flags);
+    (server.entry(name, Transport::StreamableHttp, "/mcp"), server, path)
+}
+
+/// The requests (JSON-RPC bodies with an id) of `method` the server recorded, with their headers.
+fn recorded_requests(path: &std::path::Path, method: &str) -> Vec<(Value, Value)> {
+    recorded(path).into_iter().filter(|(m, _, b)| m == "POST" && b["method"] == method).map(|(_, h, b)| (h, b)).collect()
+}
+
+/// The status messages a tool's task reported as progress, in order.
+fn task_progress(events: &[Event], of: &str) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::McpProgress { tool, message, .. } if tool == of => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_2026_task_runs_through_the_tasks_extension_its_statuses_are_progress_and_its_outcome_reaches_the_model() {
+    let _serial = serial();
+    let srv = chat_server(vec![calls(&[("tk__brew", r#"{"who":"Ada"}"#), ("tk__spill", "{}")]), answer("done")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let (entry, _server, path) = task_server("tk", "run", false);
+    c.add_mcp(entry);
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    wait_for("the run to finish", || !d.is_streaming());
+    assert_eq!(c.mcp_server_info("tk")["protocolVersion"], "2026-07-28");
+    let tools: Vec<String> = d.messages().into_iter().filter(|m| m.role == Role::Tool).map(|m| m.content.to_string()).collect();
+    assert!(tools.contains(&"tea for Ada".to_owned()), "{tools:?}");
+    let spilled = tools.iter().find(|t| t.contains("kettle")).unwrap_or_else(|| panic!("{tools:?}"));
+    assert!(spilled.contains("failed (the kettle broke)"), "{spilled}");
+    // The model is given both outcomes.
+    let second = bodies(&srv)[1].to_string();
+    assert!(second.contains("tea for Ada") && second.contains("the kettle broke"), "{second}");
+    assert_eq!(d.last_message().content, "done");
+
+    // The statuses reached the application as progress: the task as created, at least the
+    // long middle step (six polls long), and the end; never out of order.
+    let order = ["working", "warming the pot", "steeping", "brewed"];
+    let brewed = task_progress(&rec.snapshot(), "brew");
+    let at: Vec<usize> = brewed.iter().map(|s| order.iter().position(|o| o == s).unwrap_or_else(|| panic!("{s:?} in {brewed:?}"))).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{brewed:?}");
+    assert_eq!((brewed.first().map(String::as_str), brewed.last().map(String::as_str)), (Some("working"), Some("brewed")), "{brewed:?}");
+    assert!(brewed.iter().any(|s| s == "steeping"), "{brewed:?}");
+
+    // The wire as the extension says: the extension declared on the call, which asks for no
+    // task (the server decides); the task polled with tasks/get under Mcp-Name = taskId and the
+    // 2026 envelope; no tasks/result, and nothing cancelled.
+    let (headers, call) = recorded_requests(&path, "tools/call").into_iter().find(|(_, b)| b["params"]["name"] == "brew").unwrap();
+    assert_eq!(headers["mcp-name"], "brew");
+    assert_eq!(call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"], json!({}), "{call}");
+    assert!(call["params"].get("task").is_none(), "{call}");
+    let gets = recorded_requests(&path, "tasks/get");
+    assert!(gets.len() >= 2, "{gets:?}");
+    for (headers, body) in &gets {
+        let id = body["params"]["taskId"].as_str().unwrap();
+        assert_eq!((headers["mcp-method"].as_str(), headers["mcp-name"].as_str()), (Some("tasks/get"), Some(id)), "{headers}");
+        assert_eq!(body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    }
+    assert!(recorded_requests(&path, "tasks/result").is_empty() && recorded_requests(&path, "tasks/cancel").is_empty());
+    c.remove_mcp("tk");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_2026_task_is_cancelled_with_tasks_cancel_when_the_run_is_aborted() {
+    let _serial = serial();
+    let srv = chat_server(vec![calls(&[("tk__vigil", "{}")]), answer("unused")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let (entry, _server, path) = task_server("tk", "abort", false);
+    c.add_mcp(entry);
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    wait_for("the task's status", || task_progress(&rec.snapshot(), "vigil").iter().any(|s| s == "keeping watch"));
+    d.abort();
+    wait_for("the run to end", || !d.is_streaming());
+    wait_for("tasks/cancel", || !recorded_requests(&path, "tasks/cancel").is_empty());
+    let (headers, cancel) = recorded_requests(&path, "tasks/cancel").remove(0);
+    let id = cancel["params"]["taskId"].as_str().unwrap().to_owned();
+    let created = recorded_requests(&path, "tasks/get");
+    assert!(created.iter().all(|(_, b)| b["params"]["taskId"] == id.as_str()), "the task of the call: {created:?}");
+    assert_eq!(headers["mcp-name"], id.as_str(), "{headers}");
+    assert_eq!(cancel["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "{cancel}");
+    // The server took it: the task is cancelled there.
+    let got = request(&c, "tk", "tasks/get", Some(json!({"taskId": id}))).unwrap();
+    assert_eq!((got["status"].as_str(), got["statusMessage"].as_str()), (Some("cancelled"), Some("cancelled by the client")), "{got}");
+    c.remove_mcp("tk");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_task_tool_is_offered_only_where_client_and_server_can_run_it() {
+    let _serial = serial();
+    // The same server: at 2026-07-28 it runs its task tools through the extension; at
+    // 2025-11-25 it lists them as `taskSupport: "required"` without the `tasks` capability.
+    for (legacy, version, offered) in
+        [(false, "2026-07-28", &["tk__add", "tk__brew", "tk__spill", "tk__vigil"][..]), (true, "2025-11-25", &["tk__add"][..])]
+    {
+        let srv = chat_server(vec![answer("hello")]);
+        let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
+        let (entry, _server, path) = task_server("tk", "offer", legacy);
+        c.add_mcp(entry);
+        d.append_message(Message::new(Role::User, "hi"));
+        d.run();
+        wait_for("the run to finish", || !d.is_streaming());
+        assert_eq!(c.mcp_server_info("tk")["protocolVersion"], version);
+        let mut names: Vec<String> =
+            bodies(&srv)[0]["tools"].as_array().unwrap().iter().filter_map(|t| t["function"]["name"].as_str()).map(str::to_owned).collect();
+        names.retain(|n| n.starts_with("tk__"));
+        names.sort();
+        assert_eq!(names, offered, "{version}");
+        if legacy {
+            // Listed, but not offered: the server cannot run what must be a task.
+            let listed = request(&c, "tk", "tools/list", None).unwrap();
+            let brew = listed["tools"].as_array().unwrap().iter().find(|t| t["name"] == "brew").cloned().unwrap_or_default();
+            assert_eq!(brew["execution"]["taskSupport"], "required", "{listed}");
+            assert!(c.mcp_server_info("tk")["capabilities"].get("tasks").is_none());
+        }
+        c.remove_mcp("tk");
+        let _ = std::fs::remove_file(&path);
     }
 }

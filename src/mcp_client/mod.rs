@@ -702,7 +702,9 @@ impl Connection {
     async fn call_once(&self, tool: &str, arguments: Value, watch: &Watch<'_>) -> Result<Value, RequestError> {
         let mut params = json!({"name": tool, "arguments": arguments});
         let support = self.tools.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|t| t.name == tool).map(|t| t.task);
-        if tasks::wanted(support.unwrap_or_default(), self.runs_tasks.load(Ordering::Relaxed)) {
+        // 2026: the server alone decides which call is a task; the request asks nothing.
+        let asks = matches!(self.known_revision(), Some(Revision::Stateful(_)));
+        if asks && tasks::wanted(support.unwrap_or_default(), self.runs_tasks.load(Ordering::Relaxed)) {
             params["task"] = json!({});
         }
         let answer = self.exchange("tools/call", Some(params), Some(watch)).await?;

@@ -10,11 +10,16 @@
 //! nothing for this: the client capability `tasks` is about requests the *server* would make
 //! as tasks (sampling, elicitation), which this client does not run as tasks.
 //!
-//! **2026-07-28.** The server decides (extension `io.modelcontextprotocol/tasks`): a result
-//! with `resultType: "task"` carries the task flat (`taskId`, `status`, `ttlMs`,
-//! `pollIntervalMs`), and `tasks/get` answers the final result inline (`result`) once done;
-//! there is no `tasks/result`. No server implements it yet (the official SDKs have the types
-//! only), so this part is tested by its unit tests only.
+//! **2026-07-28.** Tasks are the extension `io.modelcontextprotocol/tasks` (SEP-2663): the
+//! server advertises it in `capabilities.extensions`, the client declares it in the
+//! capabilities of every request, and the server alone decides which `tools/call` becomes a
+//! task (the request carries no `task`). A result with `resultType: "task"` carries the task
+//! flat (`taskId`, `status`, `ttlMs`, `pollIntervalMs`); `tasks/get` answers the final
+//! `result` inline once `completed`, the JSON-RPC `error` once `failed`; there is no
+//! `tasks/result`. `tasks/get`, `tasks/update` and `tasks/cancel` carry the 2026 envelope and,
+//! over HTTP, `Mcp-Name: <taskId>`. An `input_required` task (answered with `tasks/update`) is
+//! not followed yet: the call fails and the task is cancelled. Tested against
+//! tests/mcp_servers/task_server.py (the Python SDK 2.3 with the extension).
 //!
 //! **Following a task.** `tasks/get` every `pollInterval` (1 s when not said, at least 100 ms);
 //! each change of status or status message is reported as progress (`mcpProgress`, its
@@ -49,9 +54,14 @@ pub fn support(tool: &Value) -> Support {
     }
 }
 
-/// Whether an `initialize` result says the server runs `tools/call` as a task (2025-11-25).
-pub fn server_runs_tool_tasks(initialize: &Value) -> bool {
-    initialize.pointer("/capabilities/tasks/requests/tools/call").is_some_and(Value::is_object)
+/// The tasks extension of 2026-07-28.
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether the server's info says it runs `tools/call` as a task: 2025-11-25's
+/// `capabilities.tasks.requests.tools.call`, or 2026-07-28's tasks extension.
+pub fn server_runs_tool_tasks(info: &Value) -> bool {
+    info.pointer("/capabilities/tasks/requests/tools/call").is_some_and(Value::is_object)
+        || info.get("capabilities").and_then(|c| c.get("extensions")).and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
 }
 
 /// Whether a tool with `support` can be called on a server that does (`capable`) or does not
@@ -111,6 +121,11 @@ pub struct Task {
     pub poll: Duration,
     /// The final result, when the server gives it inline (2026-07-28's `tasks/get`).
     pub result: Option<Value>,
+    /// The JSON-RPC error of a failed task, given inline (2026-07-28's `tasks/get`).
+    pub error: Option<Value>,
+    /// A task of 2026-07-28 (`resultType: "task"`): everything comes with `tasks/get`, there is
+    /// no `tasks/result`.
+    pub flat: bool,
 }
 
 /// The poll interval when the server names none.
@@ -135,6 +150,8 @@ pub fn read_task(task: &Value) -> Result<Task, String> {
         message: task.get("statusMessage").and_then(Value::as_str).map(str::to_owned),
         poll,
         result: task.get("result").filter(|r| r.is_object()).cloned(),
+        error: task.get("error").filter(|e| e.is_object()).cloned(),
+        flat: false,
     })
 }
 
@@ -151,7 +168,7 @@ pub enum Answer {
 pub fn read_call(result: &Value) -> Result<Answer, String> {
     let bad = |e: String| format!("the server's task is not readable: {e}");
     if result.get("resultType").and_then(Value::as_str) == Some("task") {
-        return read_task(result).map(Answer::Task).map_err(bad);
+        return read_task(result).map(|task| Answer::Task(Task { flat: true, ..task })).map_err(bad);
     }
     match result.get("task") {
         Some(task) if result.get("content").is_none() => read_task(task).map(Answer::Task).map_err(bad),
@@ -159,18 +176,32 @@ pub fn read_call(result: &Value) -> Result<Answer, String> {
     }
 }
 
-/// Sends `tasks/cancel` for a task when dropped armed: the call was given up.
+/// Sends `tasks/cancel` for a task when dropped armed: the call was given up. Its params are
+/// stamped as the revision says (2026: the `_meta` envelope, without which a server of 2026
+/// refuses the request).
 struct Cancel<'a> {
     rpc: &'a Arc<Rpc>,
     id: String,
+    params: Value,
     armed: bool,
+}
+
+impl<'a> Cancel<'a> {
+    fn new(connection: &'a Connection, id: &str) -> Cancel<'a> {
+        let params = json!({"taskId": id});
+        let params = match connection.known_revision() {
+            Some(revision) => revision.stamp("tasks/cancel", Some(params.clone())).unwrap_or(params),
+            None => params,
+        };
+        Cancel { rpc: &connection.rpc, id: id.to_owned(), params, armed: true }
+    }
 }
 
 impl Drop for Cancel<'_> {
     fn drop(&mut self) {
         if self.armed {
             tracing::debug!(target: crate::log::MCP, task = %self.id, "cancelling the task of a call given up");
-            self.rpc.send_later("tasks/cancel", json!({"taskId": self.id}));
+            self.rpc.send_later("tasks/cancel", std::mem::take(&mut self.params));
         }
     }
 }
@@ -191,7 +222,7 @@ const RESULT_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
 /// counted from the last status change. Given up (dropped, timed out, failed), the task is
 /// cancelled on the server.
 pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watch<'_>) -> Result<Value, RequestError> {
-    let mut cancel = Cancel { rpc: &connection.rpc, id: task.id.clone(), armed: true };
+    let mut cancel = Cancel::new(connection, &task.id);
     let result_watch = Watch { limit: RESULT_LIMIT, on_progress: watch.on_progress, asker: watch.asker.clone() };
     let id = task.id.clone();
     let fetch = || connection.exchange("tasks/result", Some(json!({"taskId": id})), Some(&result_watch));
@@ -208,6 +239,19 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
             Status::Cancelled => {
                 cancel.armed = false;
                 return Err(RequestError::Failed(ended(&task, "was cancelled by the server")));
+            }
+            // 2026: the outcome is in tasks/get's answer, there is no tasks/result.
+            Status::Failed if task.flat => {
+                cancel.armed = false;
+                let error = task.error.as_ref().and_then(|e| e.get("message")).and_then(Value::as_str).unwrap_or("no error given");
+                return Err(RequestError::Failed(ended(&task, &format!("failed ({error})"))));
+            }
+            Status::Completed if task.flat => {
+                cancel.armed = false;
+                return Err(RequestError::Failed(ended(&task, "completed without a result")));
+            }
+            Status::InputRequired if task.flat => {
+                return Err(RequestError::Failed(ended(&task, "asks for input (tasks/update), which this client does not give yet")));
             }
             Status::Completed | Status::Failed | Status::InputRequired if fetching.is_none() => {
                 fetching = Some(Box::pin(fetch()));
@@ -244,7 +288,7 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
                     deadline = Instant::now() + watch.limit;
                     report(watch, &next, &mut changes);
                 }
-                task = Task { id: task.id, ..next };
+                task = Task { id: task.id, flat: task.flat, ..next };
             }
             Turn::Late => return Err(RequestError::TimedOut(watch.limit)),
         }
@@ -284,13 +328,19 @@ mod tests {
         assert!(server_runs_tool_tasks(&everything));
         assert!(!server_runs_tool_tasks(&json!({"capabilities": {"tasks": {"list": {}}}})));
         assert!(!server_runs_tool_tasks(&json!({"capabilities": {"tasks": {"requests": {"tools": {"call": true}}}}})));
+        // 2026-07-28: the tasks extension (SEP-2663), as server/discover advertises it.
+        assert!(server_runs_tool_tasks(&json!({"capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})));
+        assert!(!server_runs_tool_tasks(&json!({"capabilities": {"extensions": {"io.modelcontextprotocol/ui": {}}}})));
     }
 
     #[test]
     fn the_2025_create_task_result_and_tasks_get() {
         let created = json!({"task": {"taskId": "t-1", "status": "working", "ttl": 300000, "pollInterval": 1000, "createdAt": "2025-11-25T10:30:00Z"}});
         let Answer::Task(task) = read_call(&created).unwrap() else { panic!("a task") };
-        assert_eq!(task, Task { id: "t-1".into(), status: Status::Working, message: None, poll: Duration::from_secs(1), result: None });
+        assert_eq!(
+            task,
+            Task { id: "t-1".into(), status: Status::Working, message: None, poll: Duration::from_secs(1), result: None, error: None, flat: false }
+        );
         let got = read_task(
             &json!({"taskId": "t-1", "status": "input_required", "statusMessage": "Requesting clarification", "pollInterval": 250}),
         )
@@ -308,10 +358,12 @@ mod tests {
     fn the_2026_flat_task_and_its_inline_result() {
         let created = json!({"resultType": "task", "taskId": "t-2", "status": "working", "ttlMs": 60000, "pollIntervalMs": 50});
         let Answer::Task(task) = read_call(&created).unwrap() else { panic!("a task") };
-        assert_eq!((task.id.as_str(), task.poll), ("t-2", MIN_POLL));
+        assert_eq!((task.id.as_str(), task.poll, task.flat), ("t-2", MIN_POLL, true));
         let done = json!({"resultType": "complete", "taskId": "t-2", "status": "completed", "result": {"content": [{"type": "text", "text": "42"}]}});
         let task = read_task(&done).unwrap();
         assert_eq!((task.status, task.result), (Status::Completed, Some(json!({"content": [{"type": "text", "text": "42"}]}))));
+        let failed = json!({"resultType": "complete", "taskId": "t-2", "status": "failed", "error": {"code": -32603, "message": "rate limit"}});
+        assert_eq!(read_task(&failed).unwrap().error, Some(json!({"code": -32603, "message": "rate limit"})));
     }
 
     #[test]

@@ -82,14 +82,19 @@ pub(crate) fn stamp(_method: &str, params: Option<Value>) -> Value {
     }
     if let Some(meta) = meta.as_object_mut() {
         meta.insert(META_VERSION.to_owned(), json!(VERSION));
-        meta.insert(META_CAPABILITIES.to_owned(), initialize["capabilities"].clone());
+        // The tasks extension is declared on every request: a server of 2026 may answer a task
+        // only to a request that declares it (SPEC §I.3.4).
+        let mut capabilities = initialize["capabilities"].clone();
+        capabilities["extensions"] = json!({crate::mcp_client::tasks::EXTENSION: {}});
+        meta.insert(META_CAPABILITIES.to_owned(), capabilities);
         meta.insert(META_CLIENT_INFO.to_owned(), initialize["clientInfo"].clone());
     }
     Value::Object(params)
 }
 
 /// The routing headers of one message: the version, and for a request its method and the
-/// name it is about (tool, prompt, resource uri).
+/// name it is about (tool, prompt, resource uri; the task of `tasks/*`, as the tasks extension
+/// requires).
 pub(crate) fn http_headers(version: &str, message: &Value) -> Vec<(&'static str, String)> {
     let mut headers = vec![(super::PROTOCOL_VERSION_HEADER, version.to_owned())];
     let Some(method) = message.get("method").and_then(Value::as_str) else {
@@ -99,6 +104,7 @@ pub(crate) fn http_headers(version: &str, message: &Value) -> Vec<(&'static str,
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return headers,
     };
     if let Some(name) = message.pointer(&format!("/params/{key}")).and_then(Value::as_str) {
@@ -257,5 +263,18 @@ mod tests {
         assert_eq!(header_value("add"), "add");
         assert_eq!(header_value("café"), "=?base64?Y2Fmw6k=?=");
         assert_eq!(header_value(" x"), "=?base64?IHg=?=");
+    }
+
+    #[test]
+    fn the_tasks_extension_is_declared_and_a_task_request_names_its_task() {
+        // SEP-2663 (extension io.modelcontextprotocol/tasks): no task without the declaration
+        // on the request; tasks/get, tasks/update and tasks/cancel carry Mcp-Name = taskId.
+        let params = stamp("tools/call", Some(json!({"name": "brew"})));
+        assert_eq!(params["_meta"][META_CAPABILITIES]["extensions"], json!({"io.modelcontextprotocol/tasks": {}}));
+        assert!(params["_meta"][META_CAPABILITIES]["elicitation"].is_object(), "the other capabilities stay");
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let message = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": stamp(method, Some(json!({"taskId": "t-7"})))});
+            assert!(http_headers(VERSION, &message).contains(&("mcp-name", "t-7".to_owned())), "{method}");
+        }
     }
 }

@@ -1,0 +1,190 @@
+"""An MCP server built on the official MCP Python SDK 2.3 that runs tools as tasks the way
+MCP 2026-07-28 does (SPEC §I.3.4, issue 31): through the tasks extension
+`io.modelcontextprotocol/tasks` (SEP-2663), served with the SDK's extension mechanism
+(`mcp.server.extension.Extension`). The SDK has the types of 2025-11-25's tasks only, so the
+extension is here: the server advertises it in `capabilities.extensions`; a `tools/call` of a
+task tool from a client that declares it in its per-request capabilities is answered at once
+with a `CreateTaskResult` (`resultType: "task"`, `taskId`, `status`, `ttlMs`,
+`pollIntervalMs`); `tasks/get` answers the task, with the tool's `result` inline once
+completed (or the JSON-RPC `error` once failed); `tasks/cancel` ends it; `tasks/update` is
+acknowledged. A client that does not declare the extension gets -32021 from a task tool.
+
+At 2025-11-25 (`--legacy`) the task tools are listed with `execution.taskSupport: "required"`
+and the server declares no `tasks` capability: a server that cannot run them.
+
+Usage: task_server.py streamable-http PORT [--stateless] [--json] [--legacy] [--record=FILE]
+(see serve.py)."""
+
+import asyncio
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from mcp_types import INVALID_PARAMS, CallToolRequestParams, RequestParams, ToolExecution
+from pydantic import Field
+
+from serve import serve
+
+from mcp.server.extension import Extension, MethodBinding
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.server import require_client_extension
+from mcp.shared.exceptions import MCPError
+
+TASKS = "io.modelcontextprotocol/tasks"
+POLL_MS = 100
+TTL_MS = 60_000
+
+
+class TaskParams(RequestParams):
+    task_id: str = Field(alias="taskId")
+
+
+class UpdateParams(TaskParams):
+    input_responses: dict[str, Any] = Field(default_factory=dict, alias="inputResponses")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+class Task:
+    def __init__(self) -> None:
+        self.id = str(uuid.uuid4())
+        self.status = "working"
+        self.message: str | None = None
+        self.created = self.updated = _now()
+        self.result: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+        self.job: asyncio.Task[None] | None = None
+
+    def set(self, status: str, message: str | None) -> None:
+        self.status, self.message, self.updated = status, message, _now()
+
+    def wire(self) -> dict[str, Any]:
+        task: dict[str, Any] = {
+            "taskId": self.id,
+            "status": self.status,
+            "createdAt": self.created,
+            "lastUpdatedAt": self.updated,
+            "ttlMs": TTL_MS,
+            "pollIntervalMs": POLL_MS,
+        }
+        if self.message is not None:
+            task["statusMessage"] = self.message
+        if self.status == "completed":
+            task["result"] = self.result
+        if self.status == "failed":
+            task["error"] = self.error
+        return task
+
+
+async def brew_job(task: Task, arguments: dict[str, Any]) -> None:
+    """Two steps, each a status message, then the tea."""
+    task.set("working", "warming the pot")
+    await asyncio.sleep(0.6)
+    task.set("working", "steeping")
+    await asyncio.sleep(0.6)
+    task.result = {"content": [{"type": "text", "text": f"tea for {arguments.get('who', 'nobody')}"}], "isError": False}
+    task.set("completed", "brewed")
+
+
+async def vigil_job(task: Task, arguments: dict[str, Any]) -> None:
+    """Works until cancelled."""
+    task.set("working", "keeping watch")
+    while True:
+        await asyncio.sleep(1)
+
+
+async def spill_job(task: Task, arguments: dict[str, Any]) -> None:
+    """Fails with a JSON-RPC error."""
+    await asyncio.sleep(0.3)
+    task.error = {"code": -32603, "message": "the kettle broke"}
+    task.set("failed", "the kettle broke")
+
+
+JOBS = {"brew": brew_job, "vigil": vigil_job, "spill": spill_job}
+
+
+class Tasks(Extension):
+    """The tasks extension of 2026-07-28: the task tools run as tasks, always."""
+
+    identifier = TASKS
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, Task] = {}
+
+    def methods(self):
+        modern = frozenset({"2026-07-28"})
+        return [
+            MethodBinding("tasks/get", TaskParams, self.get, modern),
+            MethodBinding("tasks/cancel", TaskParams, self.cancel, modern),
+            MethodBinding("tasks/update", UpdateParams, self.update, modern),
+        ]
+
+    async def intercept_tool_call(self, params: CallToolRequestParams, ctx, call_next):
+        job = JOBS.get(params.name)
+        if job is None:
+            return await call_next(ctx)
+        require_client_extension(ctx, TASKS)
+        task = Task()
+        self.tasks[task.id] = task
+        task.job = asyncio.get_running_loop().create_task(job(task, params.arguments or {}))
+        return {"resultType": "task", **task.wire()}
+
+    def _task(self, ctx, params: TaskParams) -> Task:
+        require_client_extension(ctx, TASKS)
+        task = self.tasks.get(params.task_id)
+        if task is None:
+            raise MCPError(INVALID_PARAMS, "Failed to retrieve task: Task not found")
+        return task
+
+    async def get(self, ctx, params: TaskParams):
+        return {"resultType": "complete", **self._task(ctx, params).wire()}
+
+    async def cancel(self, ctx, params: TaskParams):
+        task = self._task(ctx, params)
+        if task.status in ("working", "input_required"):
+            if task.job is not None:
+                task.job.cancel()
+            task.set("cancelled", "cancelled by the client")
+        return {"resultType": "complete"}
+
+    async def update(self, ctx, params: UpdateParams):
+        self._task(ctx, params)
+        return {"resultType": "complete"}
+
+
+class TaskServer(MCPServer):
+    async def list_tools(self):
+        tools = await super().list_tools()
+        for tool in tools:
+            if tool.name in JOBS:  # at 2025-11-25 only: the 2026 Tool has no `execution`
+                tool.execution = ToolExecution(task_support="required")
+        return tools
+
+
+server = TaskServer("vi-test-tasks", version="0.3.1", extensions=[Tasks()])
+
+
+@server.tool(description="Brews tea for someone: takes a while, runs as a task.", structured_output=False)
+def brew(who: str) -> str:
+    raise RuntimeError("run as a task only")
+
+
+@server.tool(description="Keeps watch until cancelled: runs as a task.", structured_output=False)
+def vigil() -> str:
+    raise RuntimeError("run as a task only")
+
+
+@server.tool(description="Spills the tea: a task that fails.", structured_output=False)
+def spill() -> str:
+    raise RuntimeError("run as a task only")
+
+
+@server.tool(description="Adds two integers, at once (no task).")
+def add(a: int, b: int) -> str:
+    return str(a + b)
+
+
+if __name__ == "__main__":
+    serve(server)
