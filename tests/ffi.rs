@@ -385,27 +385,23 @@ fn run_event(kind: ViEventKind) -> Option<(ViEventKind, String, String, String)>
     RUN_EVENTS.lock().unwrap().iter().find(|e| e.0 == kind).cloned()
 }
 
-#[test]
-fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_context() {
-    use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script, usage_chunk};
-    let server = ScriptedServer::start(script(vec![
-        Step::sse(vec![chat_chunk_tool_call(0, "c1", "echo", "{\"x\":1}"), done()]),
-        Step::sse(vec![chat_chunk_content("done"), usage_chunk(7, 2), done()]),
-    ]))
-    .unwrap();
+/// A Center whose default provider has one model "m" at `url` with `context_window`, all
+/// through the C ABI; the caller frees the three.
+unsafe fn center_with_default_model(url: &str, context_window: i32) -> (*mut ViCenter, *mut ViModel, *mut ViProvider) {
     unsafe {
         let mut center = null_mut();
         vi_center_new(&mut center);
         let mut model = null_mut();
         vi_model_new(&mut model);
         for (setter, value) in [
-            (vi_model_set_name as unsafe extern "C" fn(_, _, _) -> _, "m".to_owned()),
-            (vi_model_set_url, server.base_url()),
-            (vi_model_set_token, "t".to_owned()),
+            (vi_model_set_name as unsafe extern "C" fn(_, _, _) -> _, "m"),
+            (vi_model_set_url, url),
+            (vi_model_set_token, "t"),
         ] {
-            let (p, n) = s(&value);
+            let (p, n) = s(value);
             assert_eq!(setter(model, p, n), ViStatus::Ok);
         }
+        assert_eq!(vi_model_set_context_window(model, context_window), ViStatus::Ok);
         vi_center_add_model(center, model);
         let mut provider = null_mut();
         vi_provider_new(null(), 0, &mut provider);
@@ -416,6 +412,20 @@ fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_
         let pid = view(vi_provider_id(provider));
         let (p, n) = s(&pid);
         vi_center_set_default_provider(center, p, n);
+        (center, model, provider)
+    }
+}
+
+#[test]
+fn a_run_through_the_abi_asks_for_approval_and_calls_the_host_function_with_its_context() {
+    use vi_scripted_server::{ScriptedServer, Step, chat_chunk_content, chat_chunk_tool_call, done, script, usage_chunk};
+    let server = ScriptedServer::start(script(vec![
+        Step::sse(vec![chat_chunk_tool_call(0, "c1", "echo", "{\"x\":1}"), done()]),
+        Step::sse(vec![chat_chunk_content("done"), usage_chunk(7, 2), done()]),
+    ]))
+    .unwrap();
+    unsafe {
+        let (center, model, provider) = center_with_default_model(&server.base_url(), 0);
         let mut function = null_mut();
         let (fid, fn_) = s("echo");
         vi_function_new(fid, fn_, fid, fn_, null(), 0, null(), 0, null_mut(), Some(invoke_echo), None, &mut function);
@@ -759,29 +769,7 @@ fn context_trimmed_reaches_the_c_callback_with_its_counts() {
     // Summarize's round on the run's own model comes first, then the answer.
     let server = ScriptedServer::start(script(vec![answer("fits"), answer("THE SUMMARY"), answer("summarised")])).unwrap();
     unsafe {
-        let mut center = null_mut();
-        vi_center_new(&mut center);
-        let mut model = null_mut();
-        vi_model_new(&mut model);
-        for (setter, value) in [
-            (vi_model_set_name as unsafe extern "C" fn(_, _, _) -> _, "m".to_owned()),
-            (vi_model_set_url, server.base_url()),
-            (vi_model_set_token, "t".to_owned()),
-        ] {
-            let (p, n) = s(&value);
-            assert_eq!(setter(model, p, n), ViStatus::Ok);
-        }
-        assert_eq!(vi_model_set_context_window(model, 900), ViStatus::Ok);
-        vi_center_add_model(center, model);
-        let mut provider = null_mut();
-        vi_provider_new(null(), 0, &mut provider);
-        let id = view(vi_model_id(model));
-        let (p, n) = s(&id);
-        vi_provider_add_model(provider, p, n, 0);
-        vi_center_add_provider(center, provider);
-        let pid = view(vi_provider_id(provider));
-        let (p, n) = s(&pid);
-        vi_center_set_default_provider(center, p, n);
+        let (center, model, provider) = center_with_default_model(&server.base_url(), 900);
         let mut dialog = null_mut();
         vi_center_create_dialog(center, &mut dialog);
         // A history of six long turns, about 2,000 tokens, for a window of 900.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use support::mcp_servers::{HttpServer, answer, calls, python, script_path, serial, stdio_entry};
 use support::*;
 use vi_scripted_server::ScriptedServer;
-use visindigo_agent::{Event, Function, FunctionSpec, HostToken, Mcp, Message, Role, ToolReply, Transport, shutdown_mcp_servers};
+use visindigo_agent::{Center, Event, Function, FunctionSpec, HostToken, Mcp, Message, Role, ToolReply, Transport, shutdown_mcp_servers};
 
 fn tool_names(body: &Value) -> Vec<String> {
     body["tools"].as_array().into_iter().flatten().map(|t| t["function"]["name"].as_str().unwrap().to_owned()).collect()
@@ -376,17 +376,25 @@ fn a_stdio_server_that_quotes_its_credential_environment_cannot_carry_it_out() {
     let script = "import os, sys; sys.stdin.readline(); sys.stderr.write('bad credentials: ' + os.environ['GITHUB_TOKEN'] + '\\n'); sys.exit(3)";
     entry.arguments = vec!["-c".into(), script.into()];
     entry.environment.insert("GITHUB_TOKEN".into(), secret.into());
+    let (c, message) = the_one_failure_of_a_run_with(entry);
+    assert!(message.contains("bad credentials: ***"), "{message}");
+    assert!(!message.contains(secret), "{message}");
+    c.remove_mcp("quoting");
+}
+
+/// Runs a dialog with `entry` as its only MCP server, which must fail: the Center (the entry
+/// still in it) and the one `mcpFailed` message, checked to name the entry.
+fn the_one_failure_of_a_run_with(entry: Mcp) -> (Center, String) {
+    let name = entry.name.clone();
     let srv = chat_server(vec![answer("fine")]);
     let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
     c.add_mcp(entry);
     run(&d, &srv);
-    let failures = mcp_failures(&rec.snapshot());
+    let mut failures = mcp_failures(&rec.snapshot());
     assert_eq!(failures.len(), 1, "{failures:?}");
-    let (server, message) = &failures[0];
-    assert_eq!(server, "quoting");
-    assert!(message.contains("bad credentials: ***"), "{message}");
-    assert!(!message.contains(secret), "{message}");
-    c.remove_mcp("quoting");
+    let (server, message) = failures.remove(0);
+    assert_eq!(server, name);
+    (c, message)
 }
 
 #[test]
@@ -398,14 +406,7 @@ fn a_server_that_echoes_the_authorization_header_cannot_carry_the_secret_out() {
     entry.transport = Transport::StreamableHttp;
     entry.url = format!("http://127.0.0.1:{}/mcp", echo.port);
     entry.headers.insert("Authorization".into(), format!("Bearer {secret}"));
-    let srv = chat_server(vec![answer("fine")]);
-    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
-    c.add_mcp(entry);
-    run(&d, &srv);
-    let failures = mcp_failures(&rec.snapshot());
-    assert_eq!(failures.len(), 1, "{failures:?}");
-    let (server, message) = &failures[0];
-    assert_eq!(server, "echo");
+    let (c, message) = the_one_failure_of_a_run_with(entry);
     assert!(message.contains("bad credentials") && message.contains("***"), "{message}");
     assert!(!message.contains(secret), "{message}");
     // requestMCP's error too.
