@@ -330,6 +330,29 @@ fn a_task_asks_for_input_through_the_app_and_its_status_is_progress() {
     c.remove_mcp("ev");
 }
 
+#[test]
+fn a_task_is_cancelled_on_abort_over_both_http_transports() {
+    let _serial = serial();
+    let research = ("ev__simulate-research-query", r#"{"topic":"frogs"}"#);
+    for transport in [Transport::StreamableHttp, Transport::Sse] {
+        let srv = chat_server(vec![calls(&[research])]);
+        let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+        let (entry, _server) = launch("ev", transport);
+        c.add_mcp(entry);
+        d.append_message(Message::new(Role::User, "go"));
+        d.run();
+        wait_for("the task's first status", || rec.snapshot().iter().any(|e| matches!(e, Event::McpProgress { .. })));
+        d.abort();
+        wait_run(&d);
+        let start = Instant::now();
+        while !task_statuses(&c).iter().any(|s| s == "cancelled") {
+            assert!(start.elapsed() < Duration::from_secs(10), "{transport:?}: the task was not cancelled: {:?}", task_statuses(&c));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        c.remove_mcp("ev");
+    }
+}
+
 /// The statuses of the server's tasks, through the application's `tasks/list`.
 fn task_statuses(c: &Center) -> Vec<String> {
     let list = request(c, "ev", "tasks/list", None).unwrap();
