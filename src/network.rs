@@ -171,7 +171,7 @@ impl ProxyUrl {
         // decoded, shows `***` (redact.rs).
         if let Some(password) = url.password() {
             crate::redact::register(password);
-            crate::redact::register(&percent_decoded(password));
+            crate::redact::register(&percent_encoding::percent_decode_str(password).decode_utf8_lossy());
         }
         Ok(ProxyUrl(url))
     }
@@ -190,30 +190,6 @@ impl ProxyUrl {
     }
 }
 
-/// `text` with its `%XX` escapes decoded (a url's userinfo); an invalid escape stays as it is.
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
-            .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,7 +198,6 @@ mod tests {
     fn a_proxy_password_is_masked_as_given_and_decoded() {
         ProxyUrl::parse("http://alice:proxy%2Dpass%40word-1@127.0.0.1:3128").unwrap();
         assert_eq!(crate::redact::redact("proxy-pass@word-1 / proxy%2Dpass%40word-1"), "*** / ***");
-        assert_eq!(percent_decoded("a%2Db%zz%+1%4"), "a-b%zz%+1%4");
     }
 
     #[test]
