@@ -702,8 +702,7 @@ impl Connection {
     async fn call_once(&self, tool: &str, arguments: Value, watch: &Watch<'_>) -> Result<Value, RequestError> {
         let mut params = json!({"name": tool, "arguments": arguments});
         let support = self.tools.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|t| t.name == tool).map(|t| t.task);
-        // 2026: the server alone decides which call is a task; the request asks nothing.
-        let asks = matches!(self.known_revision(), Some(Revision::Stateful(_)));
+        let asks = self.known_revision().is_some_and(|r| r.asks_for_tasks());
         if asks && tasks::wanted(support.unwrap_or_default(), self.runs_tasks.load(Ordering::Relaxed)) {
             params["task"] = json!({});
         }

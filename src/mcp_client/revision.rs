@@ -49,6 +49,12 @@ impl Revision {
         }
     }
 
+    /// Whether a `tools/call` asks to be run as a task (2025-11-25's `"task": {}`); at
+    /// 2026-07-28 the server alone decides (SPEC §I.3.4).
+    pub fn asks_for_tasks(&self) -> bool {
+        matches!(self, Revision::Stateful(_))
+    }
+
     /// Whether the server keeps a session with a GET stream for what it says on its own.
     pub fn has_session(&self) -> bool {
         matches!(self, Revision::Stateful(_))
