@@ -2,7 +2,7 @@
 //
 // Stream delivery against the scripted server (benches/run.py starts it and sets the script).
 //
-//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic]
+//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic|gemini]
 //                [--dialogs N]
 //
 // --dialogs N (ours, qt): N streams at once from the same server, timed from the first
@@ -19,7 +19,8 @@
 //
 // --api picks the wire protocol (SPEC §H.2): the model's Model::Api for ours and cabi, and for
 // qt the request path and the events it reads (Responses: response.output_text.delta,
-// Anthropic: content_block_delta with a text_delta — each parsed with QJsonDocument).
+// Anthropic: content_block_delta with a text_delta, Gemini: the first candidate's text parts —
+// each parsed with QJsonDocument).
 //
 // With --latency every delta's content is the server's send time in ns (the $paced
 // directive's stamp_content), and the per-delta latency server write → signal (cabi: →
@@ -351,13 +352,14 @@ int main(int argc, char** argv)
     parser.addOption({QStringLiteral("impl"), QStringLiteral("ours|qt|cabi|raw|rawpost"), QStringLiteral("impl")});
     parser.addOption({QStringLiteral("case"), QStringLiteral("case name"), QStringLiteral("case")});
     parser.addOption({QStringLiteral("latency"), QStringLiteral("deltas carry send times")});
-    parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic"), QStringLiteral("api")});
+    parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic|gemini"), QStringLiteral("api")});
     parser.addOption({QStringLiteral("dialogs"), QStringLiteral("streams at once (ours, qt)"), QStringLiteral("n"), QStringLiteral("1")});
     parser.process(app);
     const int dialogs = std::max(1, parser.value(QStringLiteral("dialogs")).toInt());
     const QString apiName = parser.value(QStringLiteral("api"));
     api = apiName == QLatin1String("responses")   ? Model::Api::Responses
           : apiName == QLatin1String("anthropic") ? Model::Api::AnthropicMessages
+          : apiName == QLatin1String("gemini")    ? Model::Api::Gemini
                                                   : Model::Api::ChatCompletions;
     const int port = parser.value(QStringLiteral("port")).toInt();
     const QString impl = parser.value(QStringLiteral("impl"));

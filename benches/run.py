@@ -100,6 +100,9 @@ def main():
                                {"$event": {"name": "content_block_start", "data": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}}}],
                  [{"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
                   {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
+                ("gemini", [],
+                 [{"candidates": [{"finishReason": "STOP", "index": 0}],
+                   "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 20000 // scale, "totalTokenCount": 1 + 20000 // scale}}]),
             ]:
                 stream_cases += [(f"stream_20k_{api}", opening + [{"$repeat": {"count": 20000 // scale, "delta": "t", "api": api}}] + closing,
                                   ["ours", "qt", "cabi"])]
@@ -134,7 +137,7 @@ def main():
             # instrument is held on the first core so every run sees the same placement.
             server.pin({min(os.sched_getaffinity(0))} if burners else None)
             lat = ["--latency"] if "_paced_" in case else []
-            lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic")) else []
+            lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic", "_gemini")) else []
             lat += ["--dialogs", "16"] if case.startswith("many_16") else []
             try:
                 for _ in range(args.runs):
@@ -200,8 +203,8 @@ def print_table(samples, runs):
     def row(name, ours, base, ratio, target, met):
         lines.append(f"| {name} | {ours} | {base} | {ratio} | {target} | {'yes' if met else ('—' if met is None else 'NO')} |")
 
-    for case in ("stream_20k", "stream_300k", "stream_20k_responses", "stream_20k_anthropic"):
-        api = case.rsplit("_", 1)[1] if case.endswith(("_responses", "_anthropic")) else None
+    for case in ("stream_20k", "stream_300k", "stream_20k_responses", "stream_20k_anthropic", "stream_20k_gemini"):
+        api = case.rsplit("_", 1)[1] if case.endswith(("_responses", "_anthropic", "_gemini")) else None
         o, n, f = med(samples, case, "ours")
         q, _, _ = med(samples, case, "qt")
         p, _, _ = med(samples, case, "python")

@@ -116,6 +116,8 @@ pub(crate) enum RepeatApi {
     Responses,
     /// `event: content_block_delta` with a `text_delta`.
     Anthropic,
+    /// `data: {"candidates":[{"content":{"parts":[{"text":…}],"role":"model"},"index":0}]}`
+    Gemini,
 }
 
 /// One item of a step's `events` list.
@@ -339,7 +341,8 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
                 None => RepeatApi::ChatCompletions,
                 Some(Value::String(name)) if name == "responses" => RepeatApi::Responses,
                 Some(Value::String(name)) if name == "anthropic" => RepeatApi::Anthropic,
-                Some(_) => return Err("$repeat.api must be \"responses\" or \"anthropic\"".into()),
+                Some(Value::String(name)) if name == "gemini" => RepeatApi::Gemini,
+                Some(_) => return Err("$repeat.api must be \"responses\", \"anthropic\" or \"gemini\"".into()),
             };
             let args = arguments(&plain, "$repeat", &["count", "delta"])?;
             Ok(Event::Repeat {

@@ -58,6 +58,11 @@ pub(crate) async fn stream_events(
                         &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": delta}}),
                         line_ending,
                     ),
+                    RepeatApi::Gemini => field_lines(
+                        "data",
+                        &json!({"candidates": [{"content": {"parts": [{"text": delta}], "role": "model"}, "index": 0}]}).to_string(),
+                        line_ending,
+                    ),
                 };
                 for _ in 0..*count {
                     writer.write(&event).await?;
