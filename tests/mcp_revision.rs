@@ -460,7 +460,7 @@ fn a_task_tool_is_offered_only_where_client_and_server_can_run_it() {
     // The same server: at 2026-07-28 it runs its task tools through the extension; at
     // 2025-11-25 it lists them as `taskSupport: "required"` without the `tasks` capability.
     for (legacy, version, offered) in
-        [(false, "2026-07-28", &["tk__add", "tk__brew", "tk__spill", "tk__vigil"][..]), (true, "2025-11-25", &["tk__add"][..])]
+        [(false, "2026-07-28", &["tk__add", "tk__brew", "tk__nag", "tk__reserve", "tk__spill", "tk__toast", "tk__vigil"][..]), (true, "2025-11-25", &["tk__add"][..])]
     {
         let srv = chat_server(vec![answer("hello")]);
         let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
