@@ -4,7 +4,8 @@
 //! that refuses `server/discover`, and elicitation, sampling and roots asked through
 //! `input_required` — which reach a stateless HTTP server of 2026 where one of 2025 cannot
 //! ask at all; and tool calls run as tasks at 2026-07-28 through the tasks extension (SPEC
-//! §I.3.4) against tests/mcp_servers/task_server.py. The SDK server checks the 2026 `_meta`
+//! §I.3.4), their questions mid-task answered with `tasks/update`, against
+//! tests/mcp_servers/task_server.py. The SDK server checks the 2026 `_meta`
 //! envelope and the `mcp-protocol-version`, `mcp-method` and `mcp-name` headers of every
 //! request (-32020 / -32602 otherwise), so each successful 2026 call here is also the proof
 //! that they are on the wire.
@@ -460,7 +461,7 @@ fn a_task_tool_is_offered_only_where_client_and_server_can_run_it() {
     // The same server: at 2026-07-28 it runs its task tools through the extension; at
     // 2025-11-25 it lists them as `taskSupport: "required"` without the `tasks` capability.
     for (legacy, version, offered) in
-        [(false, "2026-07-28", &["tk__add", "tk__brew", "tk__spill", "tk__vigil"][..]), (true, "2025-11-25", &["tk__add"][..])]
+        [(false, "2026-07-28", &["tk__add", "tk__brew", "tk__nag", "tk__reserve", "tk__spill", "tk__toast", "tk__vigil"][..]), (true, "2025-11-25", &["tk__add"][..])]
     {
         let srv = chat_server(vec![answer("hello")]);
         let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
@@ -485,4 +486,110 @@ fn a_task_tool_is_offered_only_where_client_and_server_can_run_it() {
         c.remove_mcp("tk");
         let _ = std::fs::remove_file(&path);
     }
+}
+
+/// Runs a dialog that calls the 2026 task tool `tk__reserve`, which asks mid-task who the
+/// table is for, and answers that elicitation with `action` (Ada, 4 guests when accepted) after
+/// several polls have shown it again: the Tool message, the task's statuses as progress, what
+/// the model was given next, how often the application was asked, and the server's record.
+fn reserve_in_a_run(action: &str) -> (String, Vec<String>, String, usize, std::path::PathBuf) {
+    let srv = chat_server(vec![calls(&[("tk__reserve", "{}")]), answer("done")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    let (mut entry, _server, path) = task_server("tk", action, false);
+    entry.call_timeout_ms = 20_000;
+    c.add_mcp(entry);
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    wait_for("the elicitation", || elicitation(&rec.snapshot()).is_some() || !d.is_streaming());
+    let (id, server, message, schema) = elicitation(&rec.snapshot()).unwrap_or_else(|| panic!("not asked: {:?}", d.messages()));
+    assert_eq!((server.as_str(), message.as_str()), ("tk", "Who is the table for?"));
+    assert_eq!(schema["properties"]["guests"]["type"], "integer", "{schema}");
+    // The task stays input_required, its question in every poll (100 ms apart), meanwhile.
+    std::thread::sleep(Duration::from_millis(600));
+    let content = (action == "accept").then(|| json!({"name": "Ada", "guests": 4}));
+    assert!(d.answer_mcp_elicitation(&id, action, content));
+    wait_for("the run to finish", || !d.is_streaming());
+    let asked = rec.snapshot().iter().filter(|e| matches!(e, Event::McpElicitationRequested { .. })).count();
+    let tool = d.messages().into_iter().find(|m| m.role == Role::Tool).map(|m| m.content.to_string()).unwrap_or_default();
+    let next = bodies(&srv).get(1).map(Value::to_string).unwrap_or_default();
+    c.remove_mcp("tk");
+    (tool, task_progress(&rec.snapshot(), "reserve"), next, asked, path)
+}
+
+#[test]
+fn a_2026_task_that_asks_for_input_is_answered_with_tasks_update_and_followed_to_its_result() {
+    let _serial = serial();
+    let (tool, statuses, next, asked, path) = reserve_in_a_run("accept");
+    // The answer reached the server: the tool's result is made of it, and the model has it.
+    assert_eq!(tool, "reserved for Ada, 4 guests");
+    assert!(next.contains("reserved for Ada, 4 guests"), "{next}");
+    // The statuses, the question's among them, reached the application as progress, in order.
+    let order = ["working", "finding a table", "waiting for the guest list", "setting the table", "reserved"];
+    let at: Vec<usize> = statuses.iter().map(|s| order.iter().position(|o| o == s).unwrap_or_else(|| panic!("{s:?} in {statuses:?}"))).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{statuses:?}");
+    assert!(statuses.iter().any(|s| s == "waiting for the guest list"), "{statuses:?}");
+    assert_eq!(statuses.last().map(String::as_str), Some("reserved"), "{statuses:?}");
+    // Asked once though every poll repeated the question; answered once, on the wire as the
+    // extension says: tasks/update with the answer under the key asked, the 2026 envelope and
+    // Mcp-Name = taskId; nothing cancelled.
+    assert_eq!(asked, 1);
+    let gets = recorded_requests(&path, "tasks/get");
+    let repeated = gets.len();
+    let updates = recorded_requests(&path, "tasks/update");
+    assert_eq!(updates.len(), 1, "{updates:?} after {repeated} polls");
+    let (headers, update) = &updates[0];
+    let id = update["params"]["taskId"].as_str().unwrap();
+    assert_eq!((headers["mcp-method"].as_str(), headers["mcp-name"].as_str()), (Some("tasks/update"), Some(id)), "{headers}");
+    assert_eq!(update["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "{update}");
+    assert_eq!(update["params"]["inputResponses"], json!({"booking": {"action": "accept", "content": {"name": "Ada", "guests": 4}}}));
+    assert!(recorded_requests(&path, "tasks/cancel").is_empty());
+    let _ = std::fs::remove_file(&path);
+
+    // Sampling mid-task: the run's model writes the toast.
+    let (entry, _server, path) = task_server("tk", "toast", false);
+    assert_eq!(call_in_a_run(entry, "tk__toast", r#"{"to":"Ada"}"#, false, true), "name-of-m1 toasted: Old pond, a frog jumps");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_declined_question_of_a_2026_task_brings_the_servers_outcome_to_the_model() {
+    let _serial = serial();
+    let (tool, statuses, next, asked, path) = reserve_in_a_run("decline");
+    assert_eq!((tool.as_str(), asked), ("not reserved (decline)", 1));
+    assert!(next.contains("not reserved (decline)"), "{next}");
+    assert_eq!(statuses.last().map(String::as_str), Some("not reserved"), "{statuses:?}");
+    let updates = recorded_requests(&path, "tasks/update");
+    assert_eq!(updates.len(), 1, "{updates:?}");
+    assert_eq!(updates[0].1["params"]["inputResponses"]["booking"]["action"], "decline");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_2026_task_that_asks_without_end_stops_at_the_call_limit_and_is_cancelled() {
+    let _serial = serial();
+    // As rounds of input_required results do: each question answered (the roots, from the
+    // entry), the status never changing, and the call given up at its limit.
+    let srv = chat_server(vec![calls(&[("tk__nag", "{}")]), answer("done")]);
+    let (c, d, _rec) = setup(vec![model("m1", &srv.base_url())]);
+    let (mut entry, _server, path) = task_server("tk", "nag", false);
+    entry.roots = vec!["file:///w".into()];
+    entry.call_timeout_ms = 1500;
+    c.add_mcp(entry);
+    let started = std::time::Instant::now();
+    d.append_message(Message::new(Role::User, "go"));
+    d.run();
+    wait_for("the run to finish", || !d.is_streaming());
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let tool = d.messages().into_iter().find(|m| m.role == Role::Tool).map(|m| m.content.to_string()).unwrap_or_default();
+    assert!(tool.contains("timed out") && tool.contains("1.5 s"), "{tool}");
+    // Several rounds were answered, each question once, before the limit.
+    let keys: Vec<String> = recorded_requests(&path, "tasks/update")
+        .iter()
+        .flat_map(|(_, b)| b["params"]["inputResponses"].as_object().map(|r| r.keys().cloned().collect::<Vec<_>>()).unwrap_or_default())
+        .collect();
+    assert!(keys.len() >= 2, "{keys:?}");
+    assert_eq!(keys.iter().collect::<std::collections::HashSet<_>>().len(), keys.len(), "{keys:?}");
+    wait_for("tasks/cancel", || !recorded_requests(&path, "tasks/cancel").is_empty());
+    c.remove_mcp("tk");
+    let _ = std::fs::remove_file(&path);
 }

@@ -55,7 +55,7 @@ use crate::message::ToolOutput;
 use http::SendError;
 use jsonrpc::{Pending, Rpc};
 use oauth::{Authorization, Renewals};
-use revision::{Discovered, InputRequired, Revision};
+use revision::{Discovered, InputRequest, Revision};
 use serde_json::{Value, json};
 use sse::LegacySse;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -525,7 +525,7 @@ impl Connection {
             if watch.is_some_and(|(_, deadline)| Instant::now() >= deadline()) {
                 return Err(timed_out());
             }
-            let answering = self.answer_inputs(method, &asked, watch.map(|(w, _)| w));
+            let answering = self.answer_inputs(method, &asked.requests, watch.map(|(w, _)| w));
             let answers = match watch.map(|(_, deadline)| deadline()) {
                 Some(deadline) => timeout_at(deadline, answering).await.map_err(|_| timed_out())?,
                 None => answering.await,
@@ -535,13 +535,13 @@ impl Connection {
         }
     }
 
-    /// The answers to one `input_required` result, keyed as asked: elicitation and sampling
-    /// through the call's asker (outside a call as server requests are: elicitation declined,
-    /// sampling refused), the roots from the entry. A question the client does not answer
-    /// fails the request with its reason.
-    async fn answer_inputs(&self, method: &str, asked: &InputRequired, watch: Option<&Watch<'_>>) -> Result<serde_json::Map<String, Value>, String> {
+    /// The answers to the questions of one `input_required` result or task (SPEC §I.3.2,
+    /// §I.3.4), keyed as asked: elicitation and sampling through the call's asker (outside a
+    /// call as server requests are: elicitation declined, sampling refused), the roots from the
+    /// entry. A question the client does not answer fails the request with its reason.
+    async fn answer_inputs(&self, method: &str, requests: &[InputRequest], watch: Option<&Watch<'_>>) -> Result<serde_json::Map<String, Value>, String> {
         let asker = watch.and_then(|w| w.asker.clone());
-        let each = asked.requests.iter().map(|request| {
+        let each = requests.iter().map(|request| {
             let asker = asker.clone();
             async move {
                 if request.method == "roots/list" {

@@ -14,7 +14,7 @@
 pub(crate) mod stateful;
 pub(crate) mod stateless;
 
-pub(crate) use stateless::InputRequired;
+pub(crate) use stateless::{InputRequest, InputRequired};
 
 use serde_json::{Value, json};
 

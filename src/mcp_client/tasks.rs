@@ -17,21 +17,29 @@
 //! flat (`taskId`, `status`, `ttlMs`, `pollIntervalMs`); `tasks/get` answers the final
 //! `result` inline once `completed`, the JSON-RPC `error` once `failed`; there is no
 //! `tasks/result`. `tasks/get`, `tasks/update` and `tasks/cancel` carry the 2026 envelope and,
-//! over HTTP, `Mcp-Name: <taskId>`. An `input_required` task (answered with `tasks/update`) is
-//! not followed yet: the call fails and the task is cancelled. Tested against
+//! over HTTP, `Mcp-Name: <taskId>`. An `input_required` task asks in its `inputRequests`,
+//! keyed and shaped as an `input_required` result's questions (SPEC §I.3.2): they are read by
+//! the same reader and answered through the call's asker by the same code, each key once
+//! however often the polls repeat it, and the answers go to the server with `tasks/update`
+//! (`{taskId, inputResponses}`); polling goes on until the task ends. Tested against
 //! tests/mcp_servers/task_server.py (the Python SDK 2.3 with the extension).
 //!
 //! **Following a task.** `tasks/get` every `pollInterval` (1 s when not said, at least 100 ms);
 //! each change of status or status message is reported as progress (`mcpProgress`, its
-//! message the status message) and starts the call's time limit again. `input_required` and
-//! `completed` take the result with `tasks/result` (polling goes on meanwhile); `failed`
-//! takes it too (the tool's error), `cancelled` fails the call. A call given up — the run
-//! aborted or stopped (its future dropped), the time limit passed, a poll failed — sends
-//! `tasks/cancel`.
+//! message the status message) and starts the call's time limit again, which therefore also
+//! bounds the user's answer to a question. At 2025-11-25 `input_required` and `completed` take
+//! the result with `tasks/result` (polling goes on meanwhile), `failed` takes it too (the
+//! tool's error); at 2026-07-28 the questions are answered meanwhile. `cancelled` fails the
+//! call. A call given up — the run aborted or stopped (its future dropped), the time limit
+//! passed, a poll failed, a question not answered — sends `tasks/cancel`.
 
 use super::jsonrpc::Rpc;
+use super::revision::{InputRequest, stateless};
 use super::{Connection, RequestError, Watch};
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -126,6 +134,9 @@ pub struct Task {
     /// A task of 2026-07-28 (`resultType: "task"`): everything comes with `tasks/get`, there is
     /// no `tasks/result`.
     pub flat: bool,
+    /// What an `input_required` task of 2026-07-28 asks (its `inputRequests`), answered with
+    /// `tasks/update`.
+    pub inputs: Vec<InputRequest>,
 }
 
 /// The poll interval when the server names none.
@@ -135,10 +146,18 @@ const MIN_POLL: Duration = Duration::from_millis(100);
 const MAX_POLL: Duration = Duration::from_secs(60);
 
 /// Reads a task object: 2025-11-25's (`pollInterval`) or 2026-07-28's (`pollIntervalMs`,
-/// maybe the final `result` inline).
+/// maybe the final `result` inline, or the questions of an `input_required` task, read as an
+/// `input_required` result's are).
 pub fn read_task(task: &Value) -> Result<Task, String> {
     let id = task.get("taskId").and_then(Value::as_str).filter(|id| !id.is_empty()).ok_or("the task has no taskId")?;
-    let status = task.get("status").and_then(Value::as_str).ok_or("the task has no status")?;
+    let status = Status::read(task.get("status").and_then(Value::as_str).ok_or("the task has no status")?);
+    // Only an `input_required` task asks: a stray field of another status is not a question.
+    let inputs = match status {
+        Status::InputRequired => {
+            stateless::input_requests(task.get("inputRequests")).map_err(|why| format!("its questions cannot be read: {why}"))?
+        }
+        _ => Vec::new(),
+    };
     let poll = ["pollInterval", "pollIntervalMs"]
         .iter()
         .find_map(|k| task.get(*k).and_then(Value::as_f64))
@@ -146,12 +165,13 @@ pub fn read_task(task: &Value) -> Result<Task, String> {
         .map_or(DEFAULT_POLL, |ms| Duration::from_millis(ms.min(MAX_POLL.as_millis() as f64) as u64).max(MIN_POLL));
     Ok(Task {
         id: id.to_owned(),
-        status: Status::read(status),
+        status,
         message: task.get("statusMessage").and_then(Value::as_str).map(str::to_owned),
         poll,
         result: task.get("result").filter(|r| r.is_object()).cloned(),
         error: task.get("error").filter(|e| e.is_object()).cloned(),
         flat: false,
+        inputs,
     })
 }
 
@@ -209,6 +229,8 @@ impl Drop for Cancel<'_> {
 /// What one turn of the loop of [`follow`] saw.
 enum Turn {
     Fetched(Result<Value, RequestError>),
+    /// The questions of a 2026 task were answered and the answers handed over.
+    Answered(Result<(), RequestError>),
     Polled(Result<Value, String>),
     Late,
 }
@@ -217,16 +239,21 @@ enum Turn {
 /// enforces itself (the status is polled meanwhile).
 const RESULT_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
 
-/// Follows `task` (just created by a `tools/call` of `tool`) to its result; `watch` hears the
-/// status changes as progress, answers the server's requests, and gives the time limit,
-/// counted from the last status change. Given up (dropped, timed out, failed), the task is
-/// cancelled on the server.
+/// Follows `task` (just created by a `tools/call`) to its result; `watch` hears the status
+/// changes as progress, answers the server's questions, and gives the time limit, counted
+/// from the last status change. Given up (dropped, timed out, failed), the task is cancelled
+/// on the server.
 pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watch<'_>) -> Result<Value, RequestError> {
     let mut cancel = Cancel::new(connection, &task.id);
     let result_watch = Watch { limit: RESULT_LIMIT, on_progress: watch.on_progress, asker: watch.asker.clone() };
     let id = task.id.clone();
-    let fetch = || connection.exchange("tasks/result", Some(json!({"taskId": id})), Some(&result_watch));
-    let mut fetching: Option<futures_util::future::BoxFuture<'_, Result<Value, RequestError>>> = None;
+    let fetch = || connection.exchange("tasks/result", Some(json!({"taskId": id})), Some(&result_watch)).map(Turn::Fetched);
+    // What runs beside the polls: a 2025 task's tasks/result, or the answers to a 2026 task's
+    // questions on their way.
+    let mut beside: Option<BoxFuture<'_, Turn>> = None;
+    // The questions of a 2026 task already asked: the server repeats a question in every poll
+    // until its answer arrives, and the user is asked once.
+    let mut asked = HashSet::new();
     let mut changes = 0u32;
     let mut deadline = Instant::now() + watch.limit;
     report(watch, &task, &mut changes);
@@ -250,16 +277,23 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
                 cancel.armed = false;
                 return Err(RequestError::Failed(ended(&task, "completed without a result")));
             }
-            Status::InputRequired if task.flat => {
-                return Err(RequestError::Failed(ended(&task, "asks for input (tasks/update), which this client does not give yet")));
+            // 2026: the questions come with tasks/get, the answers go with tasks/update; while
+            // answers are on their way, the polls go on and new questions wait their turn.
+            Status::InputRequired if task.flat && beside.is_none() => {
+                let new: Vec<InputRequest> = task.inputs.iter().filter(|q| !asked.contains(&q.key)).cloned().collect();
+                if !new.is_empty() {
+                    asked.extend(new.iter().map(|q| q.key.clone()));
+                    beside = Some(Box::pin(answer(connection, &id, new, watch).map(Turn::Answered)));
+                }
             }
-            Status::Completed | Status::Failed | Status::InputRequired if fetching.is_none() => {
-                fetching = Some(Box::pin(fetch()));
+            Status::InputRequired if task.flat => {}
+            Status::Completed | Status::Failed | Status::InputRequired if beside.is_none() => {
+                beside = Some(Box::pin(fetch()));
             }
             _ => {}
         }
         let turn = tokio::select! {
-            fetched = async { fetching.as_mut().expect("guarded").await }, if fetching.is_some() => Turn::Fetched(fetched),
+            turn = next(&mut beside) => turn,
             polled = async {
                 tokio::time::sleep(task.poll).await;
                 let get = connection.exchange("tasks/get", Some(json!({"taskId": task.id})), None);
@@ -279,7 +313,8 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
                 cancel.armed = false;
                 return Err(RequestError::Failed(ended(&task, &format!("failed ({reason})"))));
             }
-            Turn::Fetched(Err(e)) => return Err(e),
+            Turn::Fetched(Err(e)) | Turn::Answered(Err(e)) => return Err(e),
+            Turn::Answered(Ok(())) => beside = None,
             Turn::Polled(Err(reason)) => return Err(RequestError::Failed(format!("polling the task {} failed: {reason}", task.id))),
             Turn::Polled(Ok(answer)) => {
                 let next =
@@ -292,6 +327,27 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
             }
             Turn::Late => return Err(RequestError::TimedOut(watch.limit)),
         }
+    }
+}
+
+/// What runs beside the polls, when something does; else never.
+async fn next(beside: &mut Option<BoxFuture<'_, Turn>>) -> Turn {
+    match beside {
+        Some(turn) => turn.await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Answers the new questions of a 2026 task through the call's asker, exactly as an
+/// `input_required` result's are (SPEC §I.3.2), and hands the answers to the server with
+/// `tasks/update` (keyed as asked; the server takes them in its own time, seen in later polls).
+async fn answer(connection: &Connection, id: &str, questions: Vec<InputRequest>, watch: &Watch<'_>) -> Result<(), RequestError> {
+    let answers = connection.answer_inputs("tools/call", &questions, Some(watch)).await.map_err(RequestError::Failed)?;
+    let update = connection.exchange("tasks/update", Some(json!({"taskId": id, "inputResponses": answers})), None);
+    match tokio::time::timeout(watch.limit, update).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(RequestError::Failed(format!("giving the task {id} its answers (tasks/update) failed: {}", e.reason()))),
+        Err(_) => Err(RequestError::Failed(format!("tasks/update was not answered within {} s", watch.limit.as_secs_f64()))),
     }
 }
 
@@ -339,7 +395,16 @@ mod tests {
         let Answer::Task(task) = read_call(&created).unwrap() else { panic!("a task") };
         assert_eq!(
             task,
-            Task { id: "t-1".into(), status: Status::Working, message: None, poll: Duration::from_secs(1), result: None, error: None, flat: false }
+            Task {
+                id: "t-1".into(),
+                status: Status::Working,
+                message: None,
+                poll: Duration::from_secs(1),
+                result: None,
+                error: None,
+                flat: false,
+                inputs: Vec::new(),
+            }
         );
         let got = read_task(
             &json!({"taskId": "t-1", "status": "input_required", "statusMessage": "Requesting clarification", "pollInterval": 250}),
@@ -364,6 +429,20 @@ mod tests {
         assert_eq!((task.status, task.result), (Status::Completed, Some(json!({"content": [{"type": "text", "text": "42"}]}))));
         let failed = json!({"resultType": "complete", "taskId": "t-2", "status": "failed", "error": {"code": -32603, "message": "rate limit"}});
         assert_eq!(read_task(&failed).unwrap().error, Some(json!({"code": -32603, "message": "rate limit"})));
+    }
+
+    #[test]
+    fn the_questions_of_a_2026_task_are_read_as_an_input_required_results() {
+        let asking = json!({"resultType": "complete", "taskId": "t-3", "status": "input_required", "inputRequests": {
+            "name": {"method": "elicitation/create", "params": {"mode": "form", "message": "Your name?"}}, "r": {"method": "roots/list"}}});
+        let task = read_task(&asking).unwrap();
+        let asked: Vec<(&str, &str)> = task.inputs.iter().map(|q| (q.key.as_str(), q.method.as_str())).collect();
+        assert_eq!(asked, [("name", "elicitation/create"), ("r", "roots/list")]);
+        assert_eq!(task.inputs[0].params["message"], "Your name?");
+        // Unreadable questions fail the poll; another status's stray field asks nothing.
+        let odd = json!({"taskId": "t-3", "status": "input_required", "inputRequests": {"x": {"method": "tools/call"}}});
+        assert!(read_task(&odd).unwrap_err().contains("\"x\" asks for tools/call"));
+        assert!(read_task(&json!({"taskId": "t-3", "status": "working", "inputRequests": 7})).unwrap().inputs.is_empty());
     }
 
     #[test]

@@ -6,8 +6,12 @@ extension is here: the server advertises it in `capabilities.extensions`; a `too
 task tool from a client that declares it in its per-request capabilities is answered at once
 with a `CreateTaskResult` (`resultType: "task"`, `taskId`, `status`, `ttlMs`,
 `pollIntervalMs`); `tasks/get` answers the task, with the tool's `result` inline once
-completed (or the JSON-RPC `error` once failed); `tasks/cancel` ends it; `tasks/update` is
-acknowledged. A client that does not declare the extension gets -32021 from a task tool.
+completed (or the JSON-RPC `error` once failed); `tasks/cancel` ends it. A task that needs the
+client is `input_required` with its questions in `inputRequests` (keyed, each an
+`elicitation/create`, `sampling/createMessage` or `roots/list` request shaped by the SDK's
+types, a key never reused), and `tasks/update` hands the answers (`inputResponses`) to the
+questions still open; answers to other keys are ignored, as the extension says. A client that
+does not declare the extension gets -32021 from a task tool.
 
 At 2025-11-25 (`--legacy`) the task tools are listed with `execution.taskSupport: "required"`
 and the server declares no `tasks` capability: a server that cannot run them.
@@ -20,7 +24,19 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-from mcp_types import INVALID_PARAMS, CallToolRequestParams, RequestParams, ToolExecution
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolRequestParams,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestFormParams,
+    ElicitResult,
+    ListRootsResult,
+    RequestParams,
+    SamplingMessage,
+    TextContent,
+    ToolExecution,
+)
 from pydantic import Field
 
 from serve import serve
@@ -56,6 +72,24 @@ class Task:
         self.result: dict[str, Any] | None = None
         self.error: dict[str, Any] | None = None
         self.job: asyncio.Task[None] | None = None
+        self.questions: dict[str, dict[str, Any]] = {}
+        self.answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
+
+    async def ask(self, key: str, method: str, params: dict[str, Any], message: str) -> dict[str, Any]:
+        """Asks the client `method` under `key` (the task `input_required` meanwhile); the answer
+        `tasks/update` brings."""
+        self.answers[key] = asyncio.get_running_loop().create_future()
+        self.questions[key] = {"method": method, "params": params}
+        self.set("input_required", message)
+        try:
+            return await self.answers[key]
+        finally:
+            del self.questions[key], self.answers[key]
+
+    def answer(self, key: str, response: dict[str, Any]) -> None:
+        future = self.answers.get(key)
+        if future is not None and not future.done():
+            future.set_result(response)
 
     def set(self, status: str, message: str | None) -> None:
         self.status, self.message, self.updated = status, message, _now()
@@ -71,6 +105,8 @@ class Task:
         }
         if self.message is not None:
             task["statusMessage"] = self.message
+        if self.status == "input_required":
+            task["inputRequests"] = dict(self.questions)
         if self.status == "completed":
             task["result"] = self.result
         if self.status == "failed":
@@ -102,7 +138,63 @@ async def spill_job(task: Task, arguments: dict[str, Any]) -> None:
     task.set("failed", "the kettle broke")
 
 
-JOBS = {"brew": brew_job, "vigil": vigil_job, "spill": spill_job}
+def _params(model) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": False}
+
+
+BOOKING = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "guests": {"type": "integer"}},
+    "required": ["name", "guests"],
+}
+
+
+async def reserve_job(task: Task, arguments: dict[str, Any]) -> None:
+    """Asks the user who the table is for (an elicitation mid-task), then reserves it."""
+    task.set("working", "finding a table")
+    await asyncio.sleep(0.3)
+    asked = ElicitRequestFormParams(mode="form", message="Who is the table for?", requested_schema=BOOKING)
+    answer = ElicitResult.model_validate(await task.ask("booking", "elicitation/create", _params(asked), "waiting for the guest list"))
+    if answer.action != "accept" or not answer.content:
+        task.result = _text(f"not reserved ({answer.action})")
+        task.set("completed", "not reserved")
+        return
+    task.set("working", "setting the table")
+    await asyncio.sleep(0.3)
+    task.result = _text(f"reserved for {answer.content['name']}, {answer.content['guests']} guests")
+    task.set("completed", "reserved")
+
+
+async def toast_job(task: Task, arguments: dict[str, Any]) -> None:
+    """Asks the client's model for a toast (sampling mid-task)."""
+    prompt = SamplingMessage(role="user", content=TextContent(type="text", text=f"A toast to {arguments.get('to', 'nobody')}, please."))
+    asked = CreateMessageRequestParams(messages=[prompt], max_tokens=100)
+    answer = CreateMessageResult.model_validate(await task.ask("toast", "sampling/createMessage", _params(asked), "waiting for a toast"))
+    task.result = _text(f"{answer.model} toasted: {answer.content.text}")
+    task.set("completed", "toasted")
+
+
+async def nag_job(task: Task, arguments: dict[str, Any]) -> None:
+    """Asks for the roots again and again, a new key each time, its status never changing:
+    only the client's time limit ends it."""
+    for n in range(1_000_000):
+        ListRootsResult.model_validate(await task.ask(f"roots-{n}", "roots/list", {}, "waiting for roots"))
+
+
+JOBS = {"brew": brew_job, "vigil": vigil_job, "spill": spill_job, "reserve": reserve_job, "toast": toast_job, "nag": nag_job}
+
+
+async def run(job, task: Task, arguments: dict[str, Any]) -> None:
+    """Runs `job`; one that breaks (an answer it cannot read) fails its task, it never hangs."""
+    try:
+        await job(task, arguments)
+    except Exception as e:
+        task.error = {"code": -32603, "message": f"{type(e).__name__}: {e}"}
+        task.set("failed", task.error["message"])
 
 
 class Tasks(Extension):
@@ -128,7 +220,7 @@ class Tasks(Extension):
         require_client_extension(ctx, TASKS)
         task = Task()
         self.tasks[task.id] = task
-        task.job = asyncio.get_running_loop().create_task(job(task, params.arguments or {}))
+        task.job = asyncio.get_running_loop().create_task(run(job, task, params.arguments or {}))
         return {"resultType": "task", **task.wire()}
 
     def _task(self, ctx, params: TaskParams) -> Task:
@@ -150,7 +242,9 @@ class Tasks(Extension):
         return {"resultType": "complete"}
 
     async def update(self, ctx, params: UpdateParams):
-        self._task(ctx, params)
+        task = self._task(ctx, params)
+        for key, response in params.input_responses.items():
+            task.answer(key, response)
         return {"resultType": "complete"}
 
 
@@ -178,6 +272,21 @@ def vigil() -> str:
 
 @server.tool(description="Spills the tea: a task that fails.", structured_output=False)
 def spill() -> str:
+    raise RuntimeError("run as a task only")
+
+
+@server.tool(description="Reserves a table, asking the user who it is for: runs as a task.", structured_output=False)
+def reserve() -> str:
+    raise RuntimeError("run as a task only")
+
+
+@server.tool(description="Asks the client's model for a toast: runs as a task.", structured_output=False)
+def toast(to: str) -> str:
+    raise RuntimeError("run as a task only")
+
+
+@server.tool(description="Asks for the roots without end: runs as a task.", structured_output=False)
+def nag() -> str:
     raise RuntimeError("run as a task only")
 
 

@@ -164,39 +164,46 @@ pub(crate) fn input_required(result: &Value) -> Option<Result<InputRequired, Str
 }
 
 fn read_input_required(result: &Value) -> Result<InputRequired, String> {
-    let bad = |why: &str| format!("the server asked for input in a way this client cannot read: {why}");
+    let bad = |why: String| format!("the server asked for input in a way this client cannot read: {why}");
     let request_state = match result.get("requestState") {
         None | Some(Value::Null) => None,
         Some(state @ Value::String(_)) => Some(state.clone()),
-        Some(_) => return Err(bad("requestState is not a string")),
+        Some(_) => return Err(bad("requestState is not a string".to_owned())),
     };
-    let requests = match result.get("inputRequests") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map.clone(),
-        Some(_) => return Err(bad("inputRequests is not an object")),
-    };
+    let requests = input_requests(result.get("inputRequests")).map_err(bad)?;
     if requests.is_empty() && request_state.is_none() {
-        return Err(bad("neither inputRequests nor requestState"));
+        return Err(bad("neither inputRequests nor requestState".to_owned()));
     }
+    Ok(InputRequired { requests, request_state })
+}
+
+/// The questions of an `inputRequests` map — an `input_required` result's, or an
+/// `input_required` task's (SPEC §I.3.4): the same shape, read by one reader. Err: why they
+/// cannot be read.
+pub(crate) fn input_requests(requests: Option<&Value>) -> Result<Vec<InputRequest>, String> {
+    let requests = match requests {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(map)) => map,
+        Some(_) => return Err("inputRequests is not an object".to_owned()),
+    };
     if requests.len() > MAX_INPUT_REQUESTS {
-        return Err(bad(&format!("{} questions at once (at most {MAX_INPUT_REQUESTS})", requests.len())));
+        return Err(format!("{} questions at once (at most {MAX_INPUT_REQUESTS})", requests.len()));
     }
-    let requests = requests
-        .into_iter()
+    requests
+        .iter()
         .map(|(key, request)| {
-            let method = request.get("method").and_then(Value::as_str).ok_or_else(|| bad(&format!("\"{key}\" names no method")))?;
+            let method = request.get("method").and_then(Value::as_str).ok_or_else(|| format!("\"{key}\" names no method"))?;
             if !matches!(method, "elicitation/create" | "sampling/createMessage" | "roots/list") {
-                return Err(bad(&format!("\"{key}\" asks for {method}")));
+                return Err(format!("\"{key}\" asks for {method}"));
             }
             let params = match request.get("params") {
                 None | Some(Value::Null) => json!({}),
                 Some(p @ Value::Object(_)) => p.clone(),
-                Some(_) => return Err(bad(&format!("the params of \"{key}\" are not an object"))),
+                Some(_) => return Err(format!("the params of \"{key}\" are not an object")),
             };
-            Ok(InputRequest { key, method: method.to_owned(), params })
+            Ok(InputRequest { key: key.clone(), method: method.to_owned(), params })
         })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok(InputRequired { requests, request_state })
+        .collect()
 }
 
 /// The params of the retry: the original ones with the answers (keyed as asked) and the
