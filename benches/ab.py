@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares two builds' stream figures against one scripted server, taking turns.
 
-    benches/ab.py BEFORE_BUILD AFTER_BUILD [--turns N]
+    benches/ab.py BEFORE_BUILD AFTER_BUILD [--turns N] [--only TEXT]
 
 Each BUILD is a benches/run.sh build directory (benches/bench_stream, cargo/release/
 vi-scripted-server). The server of AFTER_BUILD serves both; in every turn both builds run once,
@@ -20,8 +20,11 @@ CASES = [
     ("stream_20k, bare C ABI (ms)", [{"$repeat": {"count": 20000, "delta": "t"}}], "cabi", [], "seconds", 1000),
     ("stream_300k, Qt signals (ms)", [{"$repeat": {"count": 300000, "delta": "t"}}], "ours", [], "seconds", 1000),
     ("stream_300k, bare C ABI (ms)", [{"$repeat": {"count": 300000, "delta": "t"}}], "cabi", [], "seconds", 1000),
+    ("16 dialogs × 20k at once, Qt signals (ms)", [{"$repeat": {"count": 20000, "delta": "t"}}], "ours", ["--dialogs", "16"], "seconds", 1000),
     ("per-delta latency p50, paced 1,000/s (µs)",
      [{"$paced": {"count": 2000, "delta": "", "per_second": 1000, "stamp_content": True}}], "ours", ["--latency"], "p50_ns", 1e-3),
+    ("per-delta latency p99, paced 2,000/s (µs)",
+     [{"$paced": {"count": 10000, "delta": "", "per_second": 2000, "stamp_content": True}}], "ours", ["--latency"], "p99_ns", 1e-3),
 ]
 
 
@@ -30,6 +33,7 @@ def main():
     ap.add_argument("before")
     ap.add_argument("after")
     ap.add_argument("--turns", type=int, default=10)
+    ap.add_argument("--only", default="", help="the measurements whose name contains this text")
     args = ap.parse_args()
     exes = [(name, os.path.join(os.path.abspath(build), "benches", "bench_stream"))
             for name, build in (("before", args.before), ("after", args.after))]
@@ -39,6 +43,8 @@ def main():
         port = int(server.stdout.readline().split()[1])
         print("| measurement | before | after | after/before |\n|---|---|---|---|")
         for name, events, impl, extra, key, scale in CASES:
+            if args.only not in name:
+                continue
             body = json.dumps({"responses": [{"events": events}], "repeat_last": True}).encode()
             urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/__script", data=body, method="POST")).read()
             samples = {"before": [], "after": []}

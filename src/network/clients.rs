@@ -1,7 +1,7 @@
-//! The HTTP clients, one per distinct (purpose, plain or TLS, settings): a request looks its
-//! client up by the settings that apply to it now, so a changed configuration takes effect at
-//! the next request (SPEC §H.1.2) while an unchanged one reuses the client's connections and
-//! its loaded trust store.
+//! The HTTP clients, one per distinct (purpose, plain or TLS, settings, library thread): a
+//! request looks its client up by the settings that apply to it now, so a changed
+//! configuration takes effect at the next request (SPEC §H.1.2) while an unchanged one reuses
+//! the client's connections and its loaded trust store.
 //!
 //! Every client: no `Referer` (SPEC §H.1.9); at most 10 redirects, 307/308 repeating the POST
 //! with its body, `Authorization` dropped across origins by reqwest itself, https → http
@@ -54,11 +54,14 @@ struct Key {
     /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (https only): the platform store is read from them
     /// when a client is built, so a change must build a new one.
     trust_files: [Option<String>; 2],
+    /// The library thread asking (`runtime::shard`): a connection is reused only on the thread
+    /// that made it, where its task runs.
+    shard: usize,
 }
 
-/// More distinct configurations than this in one process means they keep changing: start over
-/// rather than grow.
-const MAX_CLIENTS: usize = 32;
+/// More distinct configurations than this in one process (each on up to 4 library threads)
+/// means they keep changing: start over rather than grow.
+const MAX_CLIENTS: usize = 64;
 
 /// A kept-alive connection nobody reuses is closed after this long (the pool checks at about
 /// this interval too, so one closes within twice this, 40 s) — a burst of dialogs must not
@@ -80,7 +83,7 @@ pub(crate) fn client(url: &reqwest::Url, purpose: Purpose) -> Result<Client, Set
         true => ["SSL_CERT_FILE", "SSL_CERT_DIR"].map(|name| std::env::var(name).ok()),
         false => [None, None],
     };
-    let key = Key { purpose, tls, settings, trust_files };
+    let key = Key { purpose, tls, settings, trust_files, shard: crate::runtime::shard() };
     static CLIENTS: OnceLock<Mutex<HashMap<Key, reqwest::Client>>> = OnceLock::new();
     let mut clients = CLIENTS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(http) = clients.get(&key) {

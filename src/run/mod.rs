@@ -76,7 +76,9 @@ fn start(dialog: &Dialog) {
     let Some(ticket) = dialog.start_run(cancel.clone()) else { return };
     tracing::info!(target: crate::log::RUN, dialog = %dialog.id(), model = %model.id, name = %model.name, api = model.api.name(), "run started");
     let run = Run { ticket, center, provider, requirement, max_tool_rounds, mcp: Default::default(), context: Default::default() };
-    crate::runtime::runtime().spawn(async move {
+    let slot = crate::runtime::RunSlot::take();
+    slot.runtime().spawn(async move {
+        let _slot = slot;
         let outcome = tokio::select! {
             _ = cancel.cancelled() => return,
             outcome = AssertUnwindSafe(run.rounds(model)).catch_unwind() => outcome,
