@@ -69,6 +69,7 @@ struct Result
     qint64 deltas = 0;
     qint64 chars = 0;
     double seconds = 0;
+    double firstDelta = 0; // bench::now() at the first delta (ours, qt)
     std::vector<long long> latencies; // ns
     QString failure;
 };
@@ -78,7 +79,8 @@ Model::Api api = Model::Api::ChatCompletions;
 
 void note(Result& r, const QString& delta, bool latency)
 {
-    ++r.deltas;
+    if (r.deltas++ == 0)
+        r.firstDelta = bench::now();
     r.chars += delta.size();
     if (latency) {
         bool ok = false;
@@ -118,6 +120,7 @@ Result runOurs(int port, bool latency, int dialogs)
         QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
             if (--running == 0) {
                 r.seconds = bench::now() - began;
+                r.firstDelta -= began;
                 QCoreApplication::quit();
             }
         });
@@ -152,6 +155,7 @@ Result runQt(int port, bool latency, int dialogs)
         QObject::connect(reader, &NativeReader::streamEnded, [&](const QString&) {
             if (--running == 0) {
                 r.seconds = bench::now() - began;
+                r.firstDelta -= began;
                 QCoreApplication::quit();
             }
         });
@@ -375,6 +379,8 @@ int main(int argc, char** argv)
         r = runCabi(port, latency);
     std::string extra = "\"deltas\":" + std::to_string(r.deltas) + ",\"chars\":" + std::to_string(r.chars)
                         + ",\"peak_rss_kib\":" + std::to_string(bench::peakRssKiB());
+    if (impl == QLatin1String("ours") || impl == QLatin1String("qt"))
+        extra += ",\"first_delta_ms\":" + std::to_string(r.firstDelta * 1000);
     if (latency)
         extra += ",\"p50_ns\":" + std::to_string(percentile(r.latencies, 0.50))
                  + ",\"p99_ns\":" + std::to_string(percentile(r.latencies, 0.99))

@@ -97,6 +97,7 @@ fn insert<T>(map: &mut BTreeMap<String, T>, key: &str, value: T) -> Option<T> {
 
 impl Center {
     pub fn new() -> Center {
+        crate::runtime::warm_up();
         Center {
             shared: Arc::new(Shared {
                 state: RwLock::new(State::default()),

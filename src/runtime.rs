@@ -55,6 +55,18 @@ pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
     shard_runtime(0)
 }
 
+/// Starts the first library thread in the background when a Center is made, so that the
+/// first run does not wait for it to start.
+pub(crate) fn warm_up() {
+    static WARMING: std::sync::Once = std::sync::Once::new();
+    WARMING.call_once(|| {
+        // Failing to start a thread here only leaves the start to the first run.
+        let _ = std::thread::Builder::new().name("visindigo-warm".into()).spawn(|| {
+            runtime();
+        });
+    });
+}
+
 /// The shard of the calling thread (0 off the library's threads).
 pub(crate) fn shard() -> usize {
     SHARD.get()
