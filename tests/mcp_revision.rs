@@ -93,6 +93,30 @@ fn each_server_speaks_its_revision_and_the_application_can_see_which() {
 }
 
 #[test]
+fn a_server_that_never_answers_server_discover_is_initialized_after_the_wait_and_one_that_dies_fails_at_once() {
+    let _serial = serial();
+    let c = Center::new();
+    let mut silent = stdio_entry_of("silent", "revision_server.py");
+    silent.arguments.push("--silent-discover".into());
+    c.add_mcp(silent);
+    let start = std::time::Instant::now();
+    let added = request(&c, "silent", "tools/call", Some(json!({"name": "add", "arguments": {"a": 40, "b": 2}}))).unwrap();
+    let took = start.elapsed();
+    assert_eq!(text(&added), "42");
+    assert_eq!(c.mcp_server_info("silent")["protocolVersion"], "2025-11-25");
+    assert!(took >= Duration::from_secs(5) && took < Duration::from_secs(10), "initialize came after {took:?}");
+
+    let mut dying = stdio_entry_of("dying", "revision_server.py");
+    dying.arguments.push("--exit-on-discover".into());
+    c.add_mcp(dying);
+    let start = std::time::Instant::now();
+    let failure = request(&c, "dying", "tools/call", Some(json!({"name": "add", "arguments": {"a": 1, "b": 1}}))).unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(5), "the closed connection waited for the discover timeout: {failure}");
+    assert!(failure.contains("the server exited"), "{failure}");
+    assert_eq!(c.mcp_server_info("dying"), json!({}));
+}
+
+#[test]
 fn a_reconnect_remembers_the_revision() {
     let _serial = serial();
     // A 2026 HTTP server restarted on the same port: the connection (no session) keeps working;

@@ -2,8 +2,10 @@
 `sse PORT` on 127.0.0.1.
 
 Flags anywhere after the mode: `--legacy` rejects `server/discover` with -32601 (a server of
-2025-11-25 and older, SPEC §I.3.1); `--stateless` and `--json` run streamable HTTP without
-sessions and with JSON answers instead of event streams; `--record=FILE` (streamable HTTP)
+2025-11-25 and older, SPEC §I.3.1); over stdio, `--silent-discover` never answers it and
+`--exit-on-discover` exits when it comes (a server that hangs or dies on an unknown method);
+`--stateless` and `--json` run streamable HTTP without sessions and with JSON answers instead
+of event streams; `--record=FILE` (streamable HTTP)
 appends every HTTP request the server receives to FILE as a JSON line: method, `mcp-*` headers,
 body."""
 
@@ -28,7 +30,8 @@ def _legacy_stdio() -> None:
     as a server of 2025-11-25 and older does. With VI_MCP_METHOD_LOG set, the method of every
     message the client sends is appended to that file, a line each."""
     log = os.environ.get("VI_MCP_METHOD_LOG")
-    argv = [sys.executable, sys.argv[0]] + [a for a in sys.argv[1:] if a != "--legacy"]
+    relay_flags = ("--legacy", "--silent-discover", "--exit-on-discover")
+    argv = [sys.executable, sys.argv[0]] + [a for a in sys.argv[1:] if a not in relay_flags]
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     lock = threading.Lock()
 
@@ -52,6 +55,11 @@ def _legacy_stdio() -> None:
             with open(log, "a") as f:
                 f.write(f"{message['method']}\n")
         if isinstance(message, dict) and message.get("method") == "server/discover":
+            if "--exit-on-discover" in sys.argv:
+                child.kill()
+                os._exit(3)
+            if "--silent-discover" in sys.argv:
+                continue
             error = {"code": METHOD_NOT_FOUND, "message": "Method not found"}
             write((json.dumps({"jsonrpc": "2.0", "id": message.get("id"), "error": error}) + "\n").encode())
             continue
@@ -96,6 +104,8 @@ def serve(server) -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = {a for a in sys.argv[1:] if a.startswith("--")}
     mode = args[0] if args else "stdio"
+    if mode == "stdio" and {"--silent-discover", "--exit-on-discover"} & set(flags):
+        return _legacy_stdio()
     if "--legacy" in flags:
         if mode == "stdio":
             return _legacy_stdio()
