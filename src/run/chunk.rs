@@ -324,8 +324,8 @@ fn lenient_int(s: &mut Scanner<'_>) -> scan::Result<Option<i64>> {
 
 /// An object read member by member into `T`; any other JSON value ⇒ `None`.
 ///
-/// Read into `slot` in place: these structs are large, and moving each level out of the one
-/// below cost a tenth of a delta's time (issue 34).
+/// Read into `slot` in place: these structs are large, and perf put the moves of each level
+/// out of the one below at ~7 % of a delta's time (issue 34).
 fn lenient_obj<'a, T: Default>(
     s: &mut Scanner<'a>,
     slot: &mut Option<T>,
