@@ -25,10 +25,11 @@
 #include <QtCore/QCoreApplication>
 #include <QtCore/QFile>
 #include <QtCore/QSocketNotifier>
-#include <QtCore/QTextStream>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <utility>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -240,20 +241,12 @@ int main(int argc, char** argv)
         }
     });
 
+    // Standard input is read from its descriptor, not through QTextStream(stdin): after a
+    // Ctrl-C interrupted the event loop's poll(), errno stays EINTR, and Qt's FILE* reader
+    // retries fgetc() at end of input for as long as errno says EINTR — forever.
     QSocketNotifier input(STDIN_FILENO, QSocketNotifier::Read);
-    QTextStream stdinStream(stdin);
-    QObject::connect(&input, &QSocketNotifier::activated, [&] {
-        QString line;
-        if (!stdinStream.readLineInto(&line)) {
-            input.setEnabled(false);
-            stdinOpen = false;
-            inputClosed = true;
-            if (!approvals.isEmpty())
-                dialog->rejectToolCall(approvals.takeFirst(), QStringLiteral("no answer (end of input)"));
-            if (!running)
-                askNext();
-            return;
-        }
+    QByteArray unread; // bytes of a line not complete yet
+    auto onLine = [&](const QString& line) {
         if (!approvals.isEmpty()) {
             decide(line);
             return;
@@ -261,6 +254,30 @@ int main(int argc, char** argv)
         pending << line;
         if (!running && !inputClosed)
             askNext();
+    };
+    auto onEnd = [&] {
+        input.setEnabled(false);
+        stdinOpen = false;
+        inputClosed = true;
+        if (!approvals.isEmpty())
+            dialog->rejectToolCall(approvals.takeFirst(), QStringLiteral("no answer (end of input)"));
+        if (!running)
+            askNext();
+    };
+    QObject::connect(&input, &QSocketNotifier::activated, [&] {
+        char buffer[4096];
+        const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            return; // the notifier comes again
+        if (got > 0)
+            unread.append(buffer, qsizetype(got));
+        for (qsizetype end; (end = unread.indexOf('\n')) >= 0; unread.remove(0, end + 1))
+            onLine(QString::fromUtf8(unread.left(end)).remove(QLatin1Char('\r')));
+        if (got <= 0) { // end of input (or an error reading it): a last unterminated line counts
+            if (!unread.isEmpty())
+                onLine(QString::fromUtf8(std::exchange(unread, {})));
+            onEnd();
+        }
     });
     if (inputClosed) {
         // --once: standard input only answers approvals.
