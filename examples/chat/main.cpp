@@ -246,6 +246,12 @@ int main(int argc, char** argv)
     // retries fgetc() at end of input for as long as errno says EINTR — forever.
     QSocketNotifier input(STDIN_FILENO, QSocketNotifier::Read);
     QByteArray unread; // bytes of a line not complete yet
+    // A line without its end ("\n" or "\r\n"), as QTextStream::readLine gave it.
+    auto text = [](QByteArray bytes) {
+        if (bytes.endsWith('\r'))
+            bytes.chop(1);
+        return QString::fromUtf8(bytes);
+    };
     auto onLine = [&](const QString& line) {
         if (!approvals.isEmpty()) {
             decide(line);
@@ -272,10 +278,10 @@ int main(int argc, char** argv)
         if (got > 0)
             unread.append(buffer, qsizetype(got));
         for (qsizetype end; (end = unread.indexOf('\n')) >= 0; unread.remove(0, end + 1))
-            onLine(QString::fromUtf8(unread.left(end)).remove(QLatin1Char('\r')));
+            onLine(text(unread.left(end)));
         if (got <= 0) { // end of input (or an error reading it): a last unterminated line counts
             if (!unread.isEmpty())
-                onLine(QString::fromUtf8(std::exchange(unread, {})));
+                onLine(text(std::exchange(unread, {})));
             onEnd();
         }
     });
