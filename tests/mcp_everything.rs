@@ -178,10 +178,9 @@ fn wait_run(d: &Dialog) {
 
 /// The status messages a run reported as progress of `tool`.
 /// The statuses server-everything's research task goes through, in order (its
-/// tools/simulate-research-query.js): each working stage lasts about a second, and the client
-/// polls every second the server suggests, so a poll can fall either side of a stage and any
-/// stage may be missed — but never seen out of order, and `input_required` lasts until it is
-/// answered, so it is always seen when asked.
+/// tools/simulate-research-query.js): each working stage lasts about a second; the server
+/// pushes each change (`notifications/tasks/status`) and the client polls every second
+/// besides, so a stage may be reported twice but never out of order.
 const RESEARCH_STATUSES: [&str; 7] = [
     "working",
     "Gathering sources...",
@@ -273,8 +272,16 @@ fn the_reference_servers_features_work_over_every_transport() {
         expect(9, "User completed the URL elicitation flow");
         expect(10, "# Research Report: frogs");
         expect(11, "Started simulated");
+        // The server pushes every change (notifications/tasks/status), so no stage is missed
+        // between two polls a second apart.
         let stages = research_stages(&statuses(&events, "simulate-research-query"));
-        assert!(stages.iter().any(|&i| (1..=3).contains(&i) || i == 6), "{transport:?}: no working stage reached the app: {events:?}");
+        for stage in [1, 2, 3, 6] {
+            assert!(stages.contains(&stage), "{transport:?}: {:?} did not reach the app: {stages:?}", RESEARCH_STATUSES[stage]);
+        }
+        assert!(
+            !heard.0.lock().unwrap().iter().any(|(_, m, p)| m == "notifications/tasks/status" && p["status"] == "completed"),
+            "{transport:?}: the followed task's statuses are the call's, not the app's"
+        );
         assert_eq!(d.last_message().content, "done");
 
         // Resources and prompts through the application's requests; logging as notifications.

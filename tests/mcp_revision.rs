@@ -16,7 +16,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use support::mcp_servers::*;
 use support::*;
 use visindigo_agent::{Center, CenterEvent, CenterSink, Event, Mcp, Message, Role, Transport};
@@ -381,10 +381,14 @@ fn a_2026_server_is_listened_to_for_its_tool_changes_and_the_resources_subscribe
 /// The task server, stateless with JSON answers (2026-07-28), or `--legacy` (2025-11-25),
 /// recording what it receives to a fresh file.
 fn task_server(name: &str, tag: &str, legacy: bool) -> (Mcp, HttpServer, std::path::PathBuf) {
+    task_server_with(name, tag, if legacy { &["--legacy"] } else { &["--stateless", "--json"] })
+}
+
+fn task_server_with(name: &str, tag: &str, flags: &[&str]) -> (Mcp, HttpServer, std::path::PathBuf) {
     let path = std::env::temp_dir().join(format!("vi-mcp-tasks-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let record = format!("--record={}", path.display());
-    let flags: Vec<&str> = if legacy { vec!["--legacy", &record] } else { vec!["--stateless", "--json", &record] };
+    let flags: Vec<&str> = flags.iter().copied().chain([record.as_str()]).collect();
     let server = HttpServer::start_with("task_server.py", "streamable-http", None, &flags);
     (server.entry(name, Transport::StreamableHttp, "/mcp"), server, path)
 }
@@ -449,6 +453,53 @@ fn a_2026_task_runs_through_the_tasks_extension_its_statuses_are_progress_and_it
         assert_eq!(body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
     }
     assert!(recorded_requests(&path, "tasks/result").is_empty() && recorded_requests(&path, "tasks/cancel").is_empty());
+    c.remove_mcp("tk");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_2026_tasks_statuses_pushed_on_a_listen_are_followed_without_waiting_for_a_poll() {
+    let _serial = serial();
+    let srv = chat_server(vec![calls(&[("tk__brew", r#"{"who":"Bo"}"#)]), answer("done")]);
+    let (c, d, rec) = setup(vec![model("m1", &srv.base_url())]);
+    // The server asks to be polled every 10 minutes (the client waits at most a minute).
+    let (entry, _server, path) = task_server_with("tk", "push", &["--stateless", "--json", "--slow-poll"]);
+    c.add_mcp(entry);
+    d.append_message(Message::new(Role::User, "go"));
+    let started = Instant::now();
+    d.run();
+    wait_for("the run to finish", || !d.is_streaming());
+    assert!(started.elapsed() < Duration::from_secs(30), "the task was followed by its polls: {:?}", started.elapsed());
+    let tools: Vec<String> = d.messages().into_iter().filter(|m| m.role == Role::Tool).map(|m| m.content.to_string()).collect();
+    assert_eq!(tools, ["tea for Bo"]);
+    let brewed = task_progress(&rec.snapshot(), "brew");
+    // Every change after the listen began, pushed ("warming the pot" comes as the task starts,
+    // often before the listen).
+    assert!(brewed == ["working", "steeping", "brewed"] || brewed == ["working", "warming the pot", "steeping", "brewed"], "{brewed:?}");
+    // One listen named the task; no poll was needed.
+    let listens = recorded_requests(&path, "subscriptions/listen");
+    let task_listens: Vec<&Value> = listens.iter().map(|(_, b)| b).filter(|b| b["params"]["notifications"].get("tasksStatus").is_some()).collect();
+    assert_eq!(task_listens.len(), 1, "{listens:?}");
+    let listened = task_listens[0]["params"]["notifications"]["tasksStatus"][0].as_str().unwrap();
+    assert_eq!(task_listens[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    assert!(recorded_requests(&path, "tasks/get").is_empty(), "{:?}", recorded_requests(&path, "tasks/get"));
+    assert!(!listened.is_empty());
+
+    // The application's own tools/call is answered as the server answers it: with the task,
+    // which the application follows itself.
+    let created = request(&c, "tk", "tools/call", Some(json!({"name": "brew", "arguments": {"who": "Cy"}}))).unwrap();
+    assert_eq!((created["resultType"].as_str(), created["status"].as_str()), (Some("task"), Some("working")), "{created}");
+    let id = created["taskId"].as_str().unwrap();
+    let start = Instant::now();
+    let done = loop {
+        let got = request(&c, "tk", "tasks/get", Some(json!({"taskId": id}))).unwrap();
+        if got["status"] == "completed" {
+            break got;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{got}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(done["result"]["content"][0]["text"], "tea for Cy");
     c.remove_mcp("tk");
     let _ = std::fs::remove_file(&path);
 }

@@ -119,12 +119,55 @@ pub(crate) struct Rpc {
     /// taken (SPEC §I.3.5).
     url_elicitations: Mutex<HashMap<u64, Vec<Value>>>,
     notifications: OnceLock<NotificationHandler>,
+    /// The tasks a call follows, by id: where their `notifications/tasks/status` go (SPEC
+    /// §I.3.4) instead of to the application.
+    task_statuses: Mutex<TaskFollowers>,
     requests: OnceLock<RequestHandler>,
     /// Messages the client sends on its own: cancellations, late answers.
     outgoing_tx: mpsc::UnboundedSender<Value>,
     outgoing_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
     /// The entry's name, for the log lines.
     server: OnceLock<String>,
+}
+
+/// How many statuses of tasks nobody follows (yet) are kept.
+const EARLY_TASK_STATUSES: usize = 32;
+
+#[derive(Default)]
+struct TaskFollowers {
+    by_task: HashMap<String, mpsc::UnboundedSender<Value>>,
+    /// The latest statuses of tasks nobody followed, oldest first.
+    early: std::collections::VecDeque<(String, Value)>,
+}
+
+/// The status notifications of one followed task ([`Rpc::task_statuses`]); dropped, the
+/// task's notifications go to the application again.
+pub(crate) struct TaskStatuses {
+    rpc: Arc<Rpc>,
+    id: String,
+    statuses: mpsc::UnboundedReceiver<Value>,
+}
+
+impl TaskStatuses {
+    /// The next status notification's params (a task object); never, once the connection is
+    /// gone.
+    pub async fn next(&mut self) -> Value {
+        match self.statuses.recv().await {
+            Some(task) => task,
+            None => std::future::pending().await,
+        }
+    }
+}
+
+impl Drop for TaskStatuses {
+    fn drop(&mut self) {
+        // Closed, this follower's sender says so; a follower that replaced it stays.
+        self.statuses.close();
+        let mut followers = self.rpc.lock_task_statuses();
+        if followers.by_task.get(&self.id).is_some_and(mpsc::UnboundedSender::is_closed) {
+            followers.by_task.remove(&self.id);
+        }
+    }
 }
 
 /// A request sent (or about to be) whose answer has not been taken yet.
@@ -186,6 +229,7 @@ impl Rpc {
             roots: Mutex::new(Vec::new()),
             url_elicitations: Mutex::new(HashMap::new()),
             notifications: OnceLock::new(),
+            task_statuses: Mutex::new(TaskFollowers::default()),
             requests: OnceLock::new(),
             outgoing_tx,
             outgoing_rx: Mutex::new(Some(outgoing_rx)),
@@ -277,6 +321,40 @@ impl Rpc {
         let _ = self.notifications.set(handler);
     }
 
+    /// The `notifications/tasks/status` of task `id` from now on, for as long as the returned
+    /// handle lives (one follower per task: a second replaces the first).
+    /// A status the server pushed before the call's answer named the task (a server may
+    /// start the work, and tell of it, before it answers) comes first.
+    pub fn task_statuses(self: &Arc<Self>, id: &str) -> TaskStatuses {
+        let (sender, statuses) = mpsc::unbounded_channel();
+        let mut followers = self.lock_task_statuses();
+        if let Some(at) = followers.early.iter().rposition(|(task, _)| task == id) {
+            let _ = sender.send(followers.early[at].1.clone());
+            followers.early.retain(|(task, _)| task != id);
+        }
+        followers.by_task.insert(id.to_owned(), sender);
+        TaskStatuses { rpc: self.clone(), id: id.to_owned(), statuses }
+    }
+
+    fn lock_task_statuses(&self) -> std::sync::MutexGuard<'_, TaskFollowers> {
+        self.task_statuses.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands a task's status notification to the call that follows it; false when none does
+    /// (then it is kept a while as an early one).
+    fn task_status(&self, params: &Value) -> bool {
+        let Some(id) = params.get("taskId").and_then(Value::as_str) else { return false };
+        let mut followers = self.lock_task_statuses();
+        if followers.by_task.get(id).is_some_and(|follower| follower.send(params.clone()).is_ok()) {
+            return true;
+        }
+        if followers.early.len() == EARLY_TASK_STATUSES {
+            followers.early.pop_front();
+        }
+        followers.early.push_back((id.to_owned(), params.clone()));
+        false
+    }
+
     /// Where the server's elicitation and sampling requests go (set once); without a handler
     /// they are declined with -32601.
     pub fn on_request(&self, handler: RequestHandler) {
@@ -346,6 +424,7 @@ impl Rpc {
                     handler("notifications/progress", &params);
                 }
             }
+            (Some("notifications/tasks/status"), None) if self.task_status(&params) => {}
             (Some(method), None) => {
                 if method == "notifications/tools/list_changed" {
                     self.tools_changed.store(true, Ordering::Relaxed);
@@ -568,6 +647,37 @@ mod tests {
             ("notifications/resources/updated".to_owned(), json!({"uri": "x://1"})),
             ("notifications/progress".to_owned(), json!({"progressToken": 99, "progress": 1})),
         ]);
+    }
+
+    #[tokio::test]
+    async fn a_followed_tasks_statuses_go_to_its_follower_and_the_others_to_the_app() {
+        let rpc = Rpc::new();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        rpc.on_notification(Box::new(move |method, params| log.lock().unwrap().push((method.to_owned(), params.clone()))));
+        let status = |id: &str, message: &str| {
+            json!({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": {"taskId": id, "status": "working", "statusMessage": message}})
+        };
+        // Pushed before the call's answer named the task: to the app, and to the follower first.
+        rpc.dispatch(status("t-1", "early"), None);
+        let mut followed = rpc.task_statuses("t-1");
+        assert_eq!(followed.next().await["statusMessage"], "early");
+        rpc.dispatch(status("t-1", "one"), None);
+        rpc.dispatch(status("t-2", "other"), None);
+        assert_eq!(followed.next().await["statusMessage"], "one");
+        // A second follower of the same task replaces the first; the first, dropped, leaves it be.
+        let mut again = rpc.task_statuses("t-1");
+        drop(followed);
+        rpc.dispatch(status("t-1", "two"), None);
+        assert_eq!(again.next().await["statusMessage"], "two");
+        drop(again);
+        rpc.dispatch(status("t-1", "unfollowed"), None);
+        rpc.dispatch(json!({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": {"status": "working"}}), None);
+        let to_app: Vec<Value> = seen.lock().unwrap().iter().map(|(m, p)| {
+            assert_eq!(m, "notifications/tasks/status");
+            p["statusMessage"].clone()
+        }).collect();
+        assert_eq!(to_app, [json!("early"), json!("other"), json!("unfollowed"), Value::Null]);
     }
 
     #[tokio::test]

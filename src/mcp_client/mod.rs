@@ -708,7 +708,7 @@ impl Connection {
         }
         let answer = self.exchange("tools/call", Some(params), Some(watch)).await?;
         match tasks::read_call(&answer).map_err(RequestError::Failed)? {
-            tasks::Answer::Task(task) => tasks::follow(self, task, watch).await,
+            tasks::Answer::Task(task) => tasks::follow(self, *task, watch).await,
             tasks::Answer::Result(result) => Ok(result),
         }
     }
@@ -1016,7 +1016,8 @@ impl RunTools {
 }
 
 /// Everything the client does with one message from a server, for the `mcp_messages` fuzz
-/// target: dispatched as an answer to a pending request (and as a batch), then read as an
+/// target: dispatched as an answer to a pending request (and as a batch; a status of task
+/// "t" to its follower, of another task kept as an early one), then read as an
 /// initialize result, a tools/list result, a tools/call result (a task of either revision
 /// too) and a `tasks/get` result, as a -32042 error's data, and (an array of strings) as an
 /// entry's roots. Must never panic.
@@ -1024,11 +1025,12 @@ impl RunTools {
 pub fn read_server_message(message: serde_json::Value) {
     let rpc = jsonrpc::Rpc::new();
     let pending = rpc.start("tools/list", None, true).map(|(_, pending)| pending);
+    let followed = rpc.task_statuses("t");
     for reply in rpc.dispatch(message.clone(), None) {
         assert!(reply.is_object(), "a reply is a JSON-RPC object: {reply}");
     }
     rpc.close("fuzzing");
-    drop(pending);
+    drop((pending, followed));
     let _ = protocol::negotiated_version(&message);
     let _ = protocol::parse_tools(&message);
     let _ = protocol::call_result(&message);

@@ -24,8 +24,12 @@
 //! (`{taskId, inputResponses}`); polling goes on until the task ends. Tested against
 //! tests/mcp_servers/task_server.py (the Python SDK 2.3 with the extension).
 //!
-//! **Following a task.** `tasks/get` every `pollInterval` (1 s when not said, at least 100 ms);
-//! each change of status or status message is reported as progress (`mcpProgress`, its
+//! **Following a task.** `tasks/get` every `pollInterval` (1 s when not said, at least 100 ms),
+//! and whatever the server pushes meanwhile: a `notifications/tasks/status` of the task (the
+//! TypeScript SDK's servers send one on every change, at 2025-11-25 on the session's streams;
+//! at 2026-07-28 they come on a `subscriptions/listen` that names the task in `tasksStatus`) is
+//! taken as a poll's answer at once, unless it is older than what is known (`lastUpdatedAt`),
+//! and does not reach the application's `mcpNotification`. Each change of status or status message is reported as progress (`mcpProgress`, its
 //! message the status message) and starts the call's time limit again, which therefore also
 //! bounds the user's answer to a question. At 2025-11-25 `input_required` and `completed` take
 //! the result with `tasks/result` (polling goes on meanwhile), `failed` takes it too (the
@@ -137,6 +141,17 @@ pub struct Task {
     /// What an `input_required` task of 2026-07-28 asks (its `inputRequests`), answered with
     /// `tasks/update`.
     pub inputs: Vec<InputRequest>,
+    /// `lastUpdatedAt` (ISO 8601, as the server writes it): a poll answer and a pushed status
+    /// may cross, and the older of the two must not undo the newer.
+    pub updated: Option<String>,
+}
+
+impl Task {
+    /// Whether `self` is an older state than `known` by the server's own clock (its
+    /// `lastUpdatedAt`s, both in the server's one format, compare as text).
+    fn older_than(&self, known: &Task) -> bool {
+        matches!((&self.updated, &known.updated), (Some(mine), Some(theirs)) if mine < theirs)
+    }
 }
 
 /// The poll interval when the server names none.
@@ -172,6 +187,7 @@ pub fn read_task(task: &Value) -> Result<Task, String> {
         error: task.get("error").filter(|e| e.is_object()).cloned(),
         flat: false,
         inputs,
+        updated: task.get("lastUpdatedAt").and_then(Value::as_str).map(str::to_owned),
     })
 }
 
@@ -179,7 +195,7 @@ pub fn read_task(task: &Value) -> Result<Task, String> {
 /// run an `optional` tool at once).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
-    Task(Task),
+    Task(Box<Task>),
     Result(Value),
 }
 
@@ -188,10 +204,10 @@ pub enum Answer {
 pub fn read_call(result: &Value) -> Result<Answer, String> {
     let bad = |e: String| format!("the server's task is not readable: {e}");
     if result.get("resultType").and_then(Value::as_str) == Some("task") {
-        return read_task(result).map(|task| Answer::Task(Task { flat: true, ..task })).map_err(bad);
+        return read_task(result).map(|task| Answer::Task(Box::new(Task { flat: true, ..task }))).map_err(bad);
     }
     match result.get("task") {
-        Some(task) if result.get("content").is_none() => read_task(task).map(Answer::Task).map_err(bad),
+        Some(task) if result.get("content").is_none() => read_task(task).map(|task| Answer::Task(Box::new(task))).map_err(bad),
         _ => Ok(Answer::Result(result.clone())),
     }
 }
@@ -232,6 +248,8 @@ enum Turn {
     /// The questions of a 2026 task were answered and the answers handed over.
     Answered(Result<(), RequestError>),
     Polled(Result<Value, String>),
+    /// The server told the task's status itself (`notifications/tasks/status`).
+    Pushed(Value),
     Late,
 }
 
@@ -245,6 +263,10 @@ const RESULT_LIMIT: Duration = Duration::from_secs(365 * 24 * 3600);
 /// on the server.
 pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watch<'_>) -> Result<Value, RequestError> {
     let mut cancel = Cancel::new(connection, &task.id);
+    let mut pushed = connection.rpc.task_statuses(&task.id);
+    // 2026: the statuses come only to a listen that asks for them; it lives as long as this.
+    let mut listening: BoxFuture<'_, std::convert::Infallible> =
+        if task.flat { Box::pin(listen(connection, task.id.clone())) } else { Box::pin(std::future::pending()) };
     let result_watch = Watch { limit: RESULT_LIMIT, on_progress: watch.on_progress, asker: watch.asker.clone() };
     let id = task.id.clone();
     let fetch = || connection.exchange("tasks/result", Some(json!({"taskId": id})), Some(&result_watch)).map(Turn::Fetched);
@@ -302,6 +324,8 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
                     Err(_) => Err(format!("tasks/get was not answered within {} s", watch.limit.as_secs_f64())),
                 }
             } => Turn::Polled(polled),
+            status = pushed.next() => Turn::Pushed(status),
+            never = &mut listening => match never {},
             () = tokio::time::sleep_until(deadline) => Turn::Late,
         };
         match turn {
@@ -319,15 +343,31 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
             Turn::Polled(Ok(answer)) => {
                 let next =
                     read_task(&answer).map_err(|e| RequestError::Failed(format!("the server's tasks/get answer is not readable: {e}")))?;
-                if next.status != task.status || next.message != task.message {
-                    deadline = Instant::now() + watch.limit;
-                    report(watch, &next, &mut changes);
-                }
-                task = Task { id: task.id, flat: task.flat, ..next };
+                adopt(&mut task, next, watch, &mut changes, &mut deadline);
             }
+            // Polling stays the truth: a status the client cannot read is left to the next poll.
+            Turn::Pushed(status) => match read_task(&status) {
+                Ok(next) if next.id == task.id => adopt(&mut task, next, watch, &mut changes, &mut deadline),
+                Ok(_) => {}
+                Err(why) => tracing::debug!(target: crate::log::MCP, task = %task.id, why, "an unreadable task status notification: ignored"),
+            },
             Turn::Late => return Err(RequestError::TimedOut(watch.limit)),
         }
     }
+}
+
+/// Takes `next` as the task's state unless it is older than what is known; a change of status
+/// or status message is reported and starts the time limit again.
+fn adopt(task: &mut Task, next: Task, watch: &Watch<'_>, changes: &mut u32, deadline: &mut Instant) {
+    if next.older_than(task) {
+        return;
+    }
+    if next.status != task.status || next.message != task.message {
+        *deadline = Instant::now() + watch.limit;
+        report(watch, &next, changes);
+    }
+    let (id, flat) = (std::mem::take(&mut task.id), task.flat);
+    *task = Task { id, flat, ..next };
 }
 
 /// What runs beside the polls, when something does; else never.
@@ -336,6 +376,16 @@ async fn next(beside: &mut Option<BoxFuture<'_, Turn>>) -> Turn {
         Some(turn) => turn.await,
         None => std::future::pending().await,
     }
+}
+
+/// 2026: listens for the statuses of task `id` (`subscriptions/listen` with the extension's
+/// `tasksStatus`); they arrive as notifications. A listen refused or ended leaves the polls.
+async fn listen(connection: &Connection, id: String) -> std::convert::Infallible {
+    let params = json!({"notifications": {"tasksStatus": [id]}});
+    if let Err(e) = connection.exchange("subscriptions/listen", Some(params), None).await {
+        tracing::debug!(target: crate::log::MCP, task = %id, why = %e.reason(), "no status pushes for the task: polling only");
+    }
+    std::future::pending().await
 }
 
 /// Answers the new questions of a 2026 task through the call's asker, exactly as an
@@ -394,7 +444,7 @@ mod tests {
         let created = json!({"task": {"taskId": "t-1", "status": "working", "ttl": 300000, "pollInterval": 1000, "createdAt": "2025-11-25T10:30:00Z"}});
         let Answer::Task(task) = read_call(&created).unwrap() else { panic!("a task") };
         assert_eq!(
-            task,
+            *task,
             Task {
                 id: "t-1".into(),
                 status: Status::Working,
@@ -404,6 +454,7 @@ mod tests {
                 error: None,
                 flat: false,
                 inputs: Vec::new(),
+                updated: None,
             }
         );
         let got = read_task(
@@ -443,6 +494,22 @@ mod tests {
         let odd = json!({"taskId": "t-3", "status": "input_required", "inputRequests": {"x": {"method": "tools/call"}}});
         assert!(read_task(&odd).unwrap_err().contains("\"x\" asks for tools/call"));
         assert!(read_task(&json!({"taskId": "t-3", "status": "working", "inputRequests": 7})).unwrap().inputs.is_empty());
+    }
+
+    #[test]
+    fn an_older_state_does_not_undo_a_newer_one() {
+        let at = |status: &str, when: Option<&str>| {
+            let mut task = json!({"taskId": "t", "status": status});
+            if let Some(when) = when {
+                task["lastUpdatedAt"] = json!(when);
+            }
+            read_task(&task).unwrap()
+        };
+        let newer = at("working", Some("2026-12-06T21:17:46.852Z"));
+        assert!(at("working", Some("2026-12-06T21:17:45.845Z")).older_than(&newer));
+        assert!(!at("completed", Some("2026-12-06T21:17:49.857Z")).older_than(&newer));
+        assert!(!at("working", Some("2026-12-06T21:17:46.852Z")).older_than(&newer), "the same moment is not older");
+        assert!(!at("working", None).older_than(&newer) && !newer.older_than(&at("working", None)), "without a time, the latest heard wins");
     }
 
     #[test]

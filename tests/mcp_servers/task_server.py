@@ -13,13 +13,21 @@ types, a key never reused), and `tasks/update` hands the answers (`inputResponse
 questions still open; answers to other keys are ignored, as the extension says. A client that
 does not declare the extension gets -32021 from a task tool.
 
+Task statuses are also pushed, as the extension allows: a `subscriptions/listen` whose filter
+names tasks in `tasksStatus` (a member the SDK's filter keeps as an extra) is served here, not
+by the SDK's handler — acknowledged with the tasks it knows, then a `notifications/tasks/status`
+(the task as `tasks/get` shows it, stamped with the subscription id) on every change of those
+tasks. `--slow-poll` asks clients to poll only every 10 minutes, so that a task followed in
+time was followed by its pushes.
+
 At 2025-11-25 (`--legacy`) the task tools are listed with `execution.taskSupport: "required"`
 and the server declares no `tasks` capability: a server that cannot run them.
 
-Usage: task_server.py streamable-http PORT [--stateless] [--json] [--legacy] [--record=FILE]
-(see serve.py)."""
+Usage: task_server.py streamable-http PORT [--stateless] [--json] [--legacy] [--slow-poll]
+[--record=FILE] (see serve.py)."""
 
 import asyncio
+import sys
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -32,12 +40,15 @@ from mcp_types import (
     ElicitRequestFormParams,
     ElicitResult,
     ListRootsResult,
+    Notification,
+    NotificationParams,
     RequestParams,
     SamplingMessage,
+    SubscriptionsListenRequestParams,
     TextContent,
     ToolExecution,
 )
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from serve import serve
 
@@ -45,9 +56,10 @@ from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.server import require_client_extension
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
 
 TASKS = "io.modelcontextprotocol/tasks"
-POLL_MS = 100
+POLL_MS = 600_000 if "--slow-poll" in sys.argv else 100
 TTL_MS = 60_000
 
 
@@ -93,6 +105,8 @@ class Task:
 
     def set(self, status: str, message: str | None) -> None:
         self.status, self.message, self.updated = status, message, _now()
+        for listener in list(LISTENERS):
+            listener.put_nowait(self.wire())
 
     def wire(self) -> dict[str, Any]:
         task: dict[str, Any] = {
@@ -248,6 +262,47 @@ class Tasks(Extension):
         return {"resultType": "complete"}
 
 
+# The queues of the open task listens: each gets every task's new state.
+LISTENERS: set[asyncio.Queue] = set()
+
+
+class StatusParams(NotificationParams):
+    """A task as `tasks/get` shows it, as notification params."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def _notification(method: str, params: dict[str, Any]) -> Notification:
+    return Notification[StatusParams, str](method=method, params=StatusParams.model_validate(params))
+
+
+class TaskListen:
+    """`subscriptions/listen` with `tasksStatus`: the named tasks' statuses as they change;
+    any other listen is the SDK's."""
+
+    def __init__(self, tasks: "Tasks", sdk) -> None:
+        self.tasks, self.sdk = tasks, sdk
+
+    async def __call__(self, ctx, params: SubscriptionsListenRequestParams):
+        wanted = (params.notifications.model_extra or {}).get("tasksStatus")
+        if not wanted:
+            return await self.sdk(ctx, params)
+        meta = {SUBSCRIPTION_ID_META_KEY: ctx.request_id}
+        known = [task_id for task_id in wanted if task_id in self.tasks.tasks]
+        queue: asyncio.Queue = asyncio.Queue()
+        LISTENERS.add(queue)
+        try:
+            ack = {"notifications": {"tasksStatus": known}, "_meta": meta}
+            await ctx.session.send_notification(_notification("notifications/subscriptions/acknowledged", ack), related_request_id=ctx.request_id)
+            while True:
+                task = await queue.get()
+                if task["taskId"] in known:
+                    status = {**task, "_meta": meta}
+                    await ctx.session.send_notification(_notification("notifications/tasks/status", status), related_request_id=ctx.request_id)
+        finally:
+            LISTENERS.discard(queue)
+
+
 class TaskServer(MCPServer):
     async def list_tools(self):
         tools = await super().list_tools()
@@ -257,7 +312,12 @@ class TaskServer(MCPServer):
         return tools
 
 
-server = TaskServer("vi-test-tasks", version="0.3.1", extensions=[Tasks()])
+tasks_extension = Tasks()
+server = TaskServer("vi-test-tasks", version="0.3.1", extensions=[tasks_extension])
+_listen = server._lowlevel_server._request_handlers["subscriptions/listen"]
+server._lowlevel_server.add_request_handler(
+    "subscriptions/listen", SubscriptionsListenRequestParams, TaskListen(tasks_extension, _listen.handler)
+)
 
 
 @server.tool(description="Brews tea for someone: takes a while, runs as a task.", structured_output=False)
