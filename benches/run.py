@@ -45,6 +45,24 @@ class Server:
         self.proc.wait(timeout=10)
 
 
+def api_stream(api, count):
+    """The events of a stream of `count` one-letter text deltas through `api` ("chat",
+    "responses", "anthropic", "gemini"), with the events that open and close the API's round."""
+    opening, closing = {
+        "chat": ([], []),
+        "responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
+                      [{"$event": {"name": "response.completed", "data": {"type": "response.completed", "response": {"status": "completed"}}}}]),
+        "anthropic": ([{"$event": {"name": "message_start", "data": {"type": "message_start", "message": {"usage": {"input_tokens": 1}}}}},
+                       {"$event": {"name": "content_block_start", "data": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}}}],
+                      [{"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
+                       {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
+        "gemini": ([], [{"candidates": [{"finishReason": "STOP", "index": 0}],
+                         "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": count, "totalTokenCount": 1 + count}}]),
+    }[api]
+    repeat = {"count": count, "delta": "t"} if api == "chat" else {"count": count, "delta": "t", "api": api}
+    return opening + [{"$repeat": repeat}] + closing
+
+
 def run_json(cmd, env=None):
     out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, timeout=900)
     rows = [json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")]
@@ -93,19 +111,8 @@ def main():
             stream_cases += [("stream_20k", [{"$repeat": {"count": 20000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"]),
                              ("stream_300k", [{"$repeat": {"count": 300000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"])]
         if "apis" in groups:
-            for api, opening, closing in [
-                ("responses", [{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
-                 [{"$event": {"name": "response.completed", "data": {"type": "response.completed", "response": {"status": "completed"}}}}]),
-                ("anthropic", [{"$event": {"name": "message_start", "data": {"type": "message_start", "message": {"usage": {"input_tokens": 1}}}}},
-                               {"$event": {"name": "content_block_start", "data": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}}}],
-                 [{"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
-                  {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
-                ("gemini", [],
-                 [{"candidates": [{"finishReason": "STOP", "index": 0}],
-                   "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 20000 // scale, "totalTokenCount": 1 + 20000 // scale}}]),
-            ]:
-                stream_cases += [(f"stream_20k_{api}", opening + [{"$repeat": {"count": 20000 // scale, "delta": "t", "api": api}}] + closing,
-                                  ["ours", "qt", "cabi"])]
+            for api in ("responses", "anthropic", "gemini"):
+                stream_cases += [(f"stream_20k_{api}", api_stream(api, 20000 // scale), ["ours", "qt", "cabi"])]
         if "memory" in groups:
             stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
         if "many" in groups:

@@ -225,6 +225,7 @@ impl RunTicket {
     /// came (it replaces the previous one).
     pub fn append_stream(&self, pieces: Vec<Piece>, usage: Option<Value>) -> bool {
         self.with(|s, events| {
+            events.reserve(pieces.len());
             for piece in pieces {
                 match piece {
                     Piece::Reasoning(text) => {

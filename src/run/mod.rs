@@ -545,7 +545,8 @@ impl Run {
     fn apply(&self, stream: &mut Stream, wire: &dyn wire::Wire, chunks: impl IntoIterator<Item = Parsed>) -> Result<Option<bool>, Failure> {
         let mut outcome = Ok(false);
         let mut usage = None;
-        let mut pieces = Vec::new();
+        let chunks = chunks.into_iter();
+        let mut pieces = Vec::with_capacity(chunks.size_hint().0);
         'chunks: for parsed in chunks {
             match parsed {
                 Parsed::Done => {
