@@ -60,13 +60,29 @@ pub enum Parsed {
     /// the string itself when it is a string, otherwise its compact JSON text. (`"error": null`
     /// counts as no error.)
     Error(String),
-    /// An ordinary chunk.
-    Chunk(Chunk),
+    /// A chunk that carries a piece of answer and nothing else — most of a stream, so it is
+    /// its own small variant: the full `Chunk` is ~200 bytes, moved several times per event.
+    Text(String),
+    /// A chunk that carries a piece of reasoning and nothing else.
+    Reasoning(String),
+    /// Any other chunk (made with `Parsed::from`, which gives the two above where they apply).
+    Chunk(Box<Chunk>),
     /// The server is overloaded for now (Anthropic's `overloaded_error`): fails the attempt
     /// like HTTP 529 does, so it falls back and is retried. Never produced by Chat Completions.
     Overloaded(String),
     /// Not JSON, or JSON that is not an object: ignored (§D.1 item 4).
     Ignored,
+}
+
+impl From<Chunk> for Parsed {
+    fn from(chunk: Chunk) -> Parsed {
+        let alone = chunk.tool_calls.is_empty() && chunk.usage.is_none() && chunk.finish_reason.is_none() && chunk.thinking_block.is_none();
+        match chunk {
+            Chunk { content: Some(text), reasoning: None, .. } if alone => Parsed::Text(text),
+            Chunk { content: None, reasoning: Some(text), .. } if alone => Parsed::Reasoning(text),
+            chunk => Parsed::Chunk(Box::new(chunk)),
+        }
+    }
 }
 
 /// Interprets one SSE `data` payload.
@@ -249,7 +265,7 @@ impl RawTop<'_> {
                 chunk.tool_calls = delta.tool_calls;
             }
         }
-        Parsed::Chunk(chunk)
+        chunk.into()
     }
 }
 
@@ -434,7 +450,9 @@ mod tests {
 
     fn chunk(data: &str) -> Chunk {
         match parse(data) {
-            Parsed::Chunk(c) => c,
+            Parsed::Chunk(c) => *c,
+            Parsed::Text(text) => Chunk { content: Some(text), ..Chunk::default() },
+            Parsed::Reasoning(text) => Chunk { reasoning: Some(text), ..Chunk::default() },
             other => panic!("expected a chunk for {data}, got {other:?}"),
         }
     }

@@ -427,7 +427,9 @@ impl Run {
         let mut text = String::new();
         for p in parsed {
             match p {
+                Parsed::Text(piece) => text.push_str(&piece),
                 Parsed::Chunk(chunk) => text.push_str(chunk.content.as_deref().unwrap_or_default()),
+                Parsed::Reasoning(_) => {}
                 Parsed::Error(message) | Parsed::Overloaded(message) => return Err(summary_failed(Failure::new(Kind::ServerError, message))),
                 Parsed::Done => break,
                 Parsed::Ignored => {}
@@ -562,7 +564,10 @@ impl Run {
                     break;
                 }
                 Parsed::Ignored => {}
+                Parsed::Text(text) => pieces.push(Piece::Content(text)),
+                Parsed::Reasoning(text) => pieces.push(Piece::Reasoning(text)),
                 Parsed::Chunk(c) => {
+                    let c = *c;
                     if let Some(reasoning) = c.reasoning {
                         pieces.push(Piece::Reasoning(reasoning));
                     }

@@ -143,7 +143,7 @@ fn error_event(data: &str) -> Parsed {
 
 /// A chunk that carries nothing (an empty first piece of a block) is nothing.
 fn chunk_or_nothing(chunk: Chunk) -> Parsed {
-    if chunk == Chunk::default() { Parsed::Ignored } else { Parsed::Chunk(chunk) }
+    if chunk == Chunk::default() { Parsed::Ignored } else { chunk.into() }
 }
 
 /// The model's parameters, but `model` and the keys the wire writes itself.

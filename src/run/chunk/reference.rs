@@ -51,5 +51,5 @@ pub fn reference(data: &str) -> Parsed {
                 .collect();
         }
     }
-    Parsed::Chunk(chunk)
+    chunk.into()
 }

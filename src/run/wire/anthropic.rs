@@ -138,10 +138,10 @@ impl Wire for AnthropicMessages {
                 }
                 _ => continue,
             }
-            out.push(Parsed::Chunk(chunk));
+            out.push(chunk.into());
         }
         if let Some(usage) = message.get("usage").filter(|u| u.is_object()) {
-            out.push(Parsed::Chunk(Chunk { usage: Some(usage.clone()), ..Chunk::default() }));
+            out.push(Chunk { usage: Some(usage.clone()), ..Chunk::default() }.into());
         }
         out.push(Parsed::Done);
         out
@@ -297,13 +297,13 @@ impl MessageEvents {
         let chunk = super::chunk_or_nothing;
         Some(match t.kind.as_deref()? {
             "content_block_delta" => match t.delta_kind.as_deref() {
-                Some("text_delta") => chunk(Chunk { content: owned(&t.delta_text), ..Chunk::default() }),
+                Some("text_delta") => owned(&t.delta_text).map_or(Parsed::Ignored, Parsed::Text),
                 Some("thinking_delta") => {
                     let piece = owned(&t.delta_thinking);
                     if let Some(piece) = &piece {
                         self.thinking.entry(index).or_default().thinking.push_str(piece);
                     }
-                    chunk(Chunk { reasoning: piece, ..Chunk::default() })
+                    piece.map_or(Parsed::Ignored, Parsed::Reasoning)
                 }
                 Some("signature_delta") => {
                     let piece = owned(&t.delta_signature).unwrap_or_default();
@@ -446,7 +446,7 @@ mod tests {
             json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30, "input_tokens": null}}),
             json!({"type": "message_stop"}),
         ]);
-        let chunk = |c: Chunk| Parsed::Chunk(c);
+        let chunk = Parsed::from;
         assert_eq!(got[0], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 1})), ..Chunk::default() }));
         assert_eq!(got[1], chunk(Chunk { reasoning: Some("Let me".into()), ..Chunk::default() }));
         let block = r#"{"type":"thinking","thinking":"Let me","signature":"sig=="}"#;

@@ -292,9 +292,11 @@ fn image(image: &Image) -> Value {
 
 /// One text part as the run's chunk: a thought is reasoning, anything else the answer.
 fn text_piece(text: &str, thought: bool) -> Parsed {
-    let text = (!text.is_empty()).then(|| text.to_owned());
-    let chunk = if thought { Chunk { reasoning: text, ..Chunk::default() } } else { Chunk { content: text, ..Chunk::default() } };
-    super::chunk_or_nothing(chunk)
+    match (text.is_empty(), thought) {
+        (true, _) => Parsed::Ignored,
+        (false, true) => Parsed::Reasoning(text.to_owned()),
+        (false, false) => Parsed::Text(text.to_owned()),
+    }
 }
 
 /// An `error` object (in the stream or as the whole answer): overloaded and rate-limited
@@ -339,7 +341,7 @@ impl ResponseEvents {
             out.push(self.part(part, response_id));
         }
         if let Some(usage) = response.get("usageMetadata").filter(|u| u.is_object()) {
-            out.push(Parsed::Chunk(Chunk { usage: Some(usage.clone()), ..Chunk::default() }));
+            out.push(Chunk { usage: Some(usage.clone()), ..Chunk::default() }.into());
         }
         if candidate.is_none()
             && let Some(reason) = response.pointer("/promptFeedback/blockReason").and_then(Value::as_str)
@@ -367,14 +369,15 @@ impl ResponseEvents {
             let id = text("id").unwrap_or_else(|| format!("{GENERATED_ID}{response_id}:{index}"));
             let arguments = Some(call.get("args").filter(|a| a.is_object()).map_or_else(|| "{}".to_owned(), Value::to_string));
             let delta = ToolCallDelta { index, id: Some(id), name: text("name"), arguments };
-            return Parsed::Chunk(Chunk { tool_calls: vec![delta], thinking_block, ..Chunk::default() });
+            return Chunk { tool_calls: vec![delta], thinking_block, ..Chunk::default() }.into();
         }
         let text = part.get("text").and_then(Value::as_str).unwrap_or_default();
         let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
         match (text_piece(text, thought), thinking_block) {
-            (Parsed::Chunk(chunk), block) => Parsed::Chunk(Chunk { thinking_block: block, ..chunk }),
-            (_, Some(block)) => Parsed::Chunk(Chunk { thinking_block: Some(block), ..Chunk::default() }),
-            (nothing, None) => nothing,
+            (piece, None) => piece,
+            (Parsed::Text(text), block) => Chunk { content: Some(text), thinking_block: block, ..Chunk::default() }.into(),
+            (Parsed::Reasoning(text), block) => Chunk { reasoning: Some(text), thinking_block: block, ..Chunk::default() }.into(),
+            (_, block) => Chunk { thinking_block: block, ..Chunk::default() }.into(),
         }
     }
 }
@@ -393,7 +396,7 @@ impl Events for ResponseEvents {
         {
             out.extend(chunk.parts.iter().map(|p| text_piece(&p.text, p.thought)));
             if let Some(usage) = chunk.usage {
-                out.push(Parsed::Chunk(Chunk { usage: Some(usage), ..Chunk::default() }));
+                out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
             }
             return;
         }
@@ -440,7 +443,7 @@ mod tests {
             chunk(json!([call.clone(), {"functionCall": {"id": "fc-9", "name": "f", "args": {}}}])),
             last,
         ]);
-        let piece = |c: Chunk| Parsed::Chunk(c);
+        let piece = Parsed::from;
         assert_eq!(got[0], piece(Chunk { reasoning: Some("Think".into()), ..Chunk::default() }));
         assert_eq!(got[1], piece(Chunk { content: Some("Let me ".into()), ..Chunk::default() }));
         assert_eq!(got[2], piece(Chunk { content: Some("check".into()), ..Chunk::default() }));
@@ -449,7 +452,7 @@ mod tests {
         let second = ToolCallDelta { index: 1, id: Some("fc-9".into()), name: Some("f".into()), arguments: Some("{}".into()) };
         assert_eq!(got[4], piece(Chunk { tool_calls: vec![second], ..Chunk::default() }));
         assert_eq!(got[5], piece(Chunk { content: Some(".".into()), ..Chunk::default() }));
-        assert!(matches!(&got[6], Parsed::Chunk(Chunk { usage: Some(u), .. }) if u["thoughtsTokenCount"] == 30));
+        assert!(matches!(&got[6], Parsed::Chunk(c) if c.usage.as_ref().is_some_and(|u| u["thoughtsTokenCount"] == 30)));
         assert_eq!(got[7], Parsed::Done);
         assert_eq!(got.len(), 8);
     }
@@ -588,7 +591,7 @@ mod tests {
         let mut one = chunk(json!([{"text": "Hi"}]));
         one["candidates"][0]["finishReason"] = "STOP".into();
         let got = Gemini.answer(&one.to_string());
-        assert_eq!(got, [Parsed::Chunk(Chunk { content: Some("Hi".into()), ..Chunk::default() }), Parsed::Done]);
+        assert_eq!(got, [Parsed::Text("Hi".into()), Parsed::Done]);
         let array = Value::Array(vec![chunk(json!([{"text": "a"}])), chunk(json!([{"text": "b"}]))]);
         let got = Gemini.answer(&array.to_string());
         assert_eq!((got.len(), got.last()), (3, Some(&Parsed::Error(UNFINISHED.into()))), "cut off without a finish reason");

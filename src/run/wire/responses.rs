@@ -93,7 +93,7 @@ impl Wire for Responses {
                 Some("function_call") => chunk.tool_calls.push(call_delta(index as i64, item, true)),
                 _ => continue,
             }
-            out.push(Parsed::Chunk(chunk));
+            out.push(chunk.into());
         }
         out.extend(end_of(&Value::Object(response)));
         out
@@ -246,7 +246,7 @@ fn call_delta(index: i64, item: &Value, with_arguments: bool) -> ToolCallDelta {
 fn end_of(response: &Value) -> Vec<Parsed> {
     let mut out = Vec::new();
     if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
-        out.push(Parsed::Chunk(Chunk { usage: Some(usage.clone()), ..Chunk::default() }));
+        out.push(Chunk { usage: Some(usage.clone()), ..Chunk::default() }.into());
     }
     out.push(match response.get("status").and_then(Value::as_str) {
         Some("failed") => {
@@ -279,8 +279,8 @@ impl ResponseEvents {
         let delta = || t.delta.as_deref().filter(|d| !d.is_empty()).map(str::to_owned);
         let chunk = super::chunk_or_nothing;
         Some(match t.kind.as_deref()? {
-            "response.output_text.delta" => chunk(Chunk { content: delta(), ..Chunk::default() }),
-            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => chunk(Chunk { reasoning: delta(), ..Chunk::default() }),
+            "response.output_text.delta" => delta().map_or(Parsed::Ignored, Parsed::Text),
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => delta().map_or(Parsed::Ignored, Parsed::Reasoning),
             "response.function_call_arguments.delta" => {
                 let index = t.output_index.unwrap_or(0);
                 self.calls.entry(index).or_default().1 = true;
@@ -362,7 +362,7 @@ mod tests {
     }
 
     fn content(text: &str) -> Parsed {
-        Parsed::Chunk(Chunk { content: Some(text.into()), ..Chunk::default() })
+        Parsed::Text(text.into())
     }
 
     #[test]
@@ -377,10 +377,10 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                Parsed::Chunk(Chunk { reasoning: Some("Hmm".into()), ..Chunk::default() }),
-                Parsed::Chunk(Chunk { reasoning: Some(" yes".into()), ..Chunk::default() }),
+                Parsed::Reasoning("Hmm".into()),
+                Parsed::Reasoning(" yes".into()),
                 content("Hi"),
-                Parsed::Chunk(Chunk { usage: Some(json!({"total_tokens": 7})), ..Chunk::default() }),
+                Chunk { usage: Some(json!({"total_tokens": 7})), ..Chunk::default() }.into(),
                 Parsed::Done,
             ]
         );
@@ -454,7 +454,7 @@ mod tests {
 
     fn kept(got: &[Parsed]) -> Vec<Value> {
         let blocks = got.iter().filter_map(|p| match p {
-            Parsed::Chunk(Chunk { thinking_block: Some(block), .. }) => Some(serde_json::from_str(block).unwrap()),
+            Parsed::Chunk(c) => c.thinking_block.as_ref().map(|block| serde_json::from_str(block).unwrap()),
             _ => None,
         });
         blocks.collect()
@@ -548,7 +548,7 @@ mod tests {
         let got = Responses.answer(&text);
         assert_eq!(got.len(), 5, "{got:?}");
         let marked = |block: &str| Some(block.to_owned());
-        assert_eq!(got[1], Parsed::Chunk(Chunk { content: Some("Hi".into()), thinking_block: marked(r#"{"type":"message"}"#), ..Chunk::default() }));
+        assert_eq!(got[1], Chunk { content: Some("Hi".into()), thinking_block: marked(r#"{"type":"message"}"#), ..Chunk::default() }.into());
         assert_eq!(kept(&got)[2], json!({"type": "function_call", "call_id": "c"}));
         assert_eq!(got[4], Parsed::Done);
         assert!(Responses.answer("[]").is_empty());
