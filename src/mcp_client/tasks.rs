@@ -29,13 +29,14 @@
 //! TypeScript SDK's servers send one on every change, at 2025-11-25 on the session's streams;
 //! at 2026-07-28 they come on a `subscriptions/listen` that names the task in `tasksStatus`) is
 //! taken as a poll's answer at once, unless it is older than what is known (`lastUpdatedAt`),
-//! and does not reach the application's `mcpNotification`. Each change of status or status message is reported as progress (`mcpProgress`, its
-//! message the status message) and starts the call's time limit again, which therefore also
-//! bounds the user's answer to a question. At 2025-11-25 `input_required` and `completed` take
-//! the result with `tasks/result` (polling goes on meanwhile), `failed` takes it too (the
-//! tool's error); at 2026-07-28 the questions are answered meanwhile. `cancelled` fails the
-//! call. A call given up — the run aborted or stopped (its future dropped), the time limit
-//! passed, a poll failed, a question not answered — sends `tasks/cancel`.
+//! and does not reach the application's `mcpNotification`. Each change of status or status
+//! message is reported as progress (`mcpProgress`, its message the status message) and starts
+//! the call's time limit again, which therefore also bounds the user's answer to a question.
+//! At 2025-11-25 `input_required` and `completed` take the result with `tasks/result` (polling
+//! goes on meanwhile), `failed` takes it too (the tool's error); at 2026-07-28 the questions
+//! are answered meanwhile. `cancelled` fails the call. A call given up — the run aborted or
+//! stopped (its future dropped), the time limit passed, a poll failed, a question not answered
+//! — sends `tasks/cancel`.
 
 use super::jsonrpc::Rpc;
 use super::revision::{InputRequest, stateless};
@@ -154,6 +155,9 @@ impl Task {
     }
 }
 
+/// Where a task names its poll interval: 2025-11-25's key, 2026-07-28's.
+const POLL_KEYS: [&str; 2] = ["pollInterval", "pollIntervalMs"];
+
 /// The poll interval when the server names none.
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// The shortest and longest waits between polls, whatever the server says.
@@ -173,7 +177,7 @@ pub fn read_task(task: &Value) -> Result<Task, String> {
         }
         _ => Vec::new(),
     };
-    let poll = ["pollInterval", "pollIntervalMs"]
+    let poll = POLL_KEYS
         .iter()
         .find_map(|k| task.get(*k).and_then(Value::as_f64))
         .filter(|ms| ms.is_finite() && *ms >= 0.0)
@@ -346,7 +350,7 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
                 adopt(&mut task, next, watch, &mut changes, &mut deadline);
             }
             // Polling stays the truth: a status the client cannot read is left to the next poll.
-            Turn::Pushed(status) => match read_task(&status) {
+            Turn::Pushed(status) => match read_pushed(&status, &task) {
                 Ok(next) if next.id == task.id => adopt(&mut task, next, watch, &mut changes, &mut deadline),
                 Ok(_) => {}
                 Err(why) => tracing::debug!(target: crate::log::MCP, task = %task.id, why, "an unreadable task status notification: ignored"),
@@ -354,6 +358,16 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
             Turn::Late => return Err(RequestError::TimedOut(watch.limit)),
         }
     }
+}
+
+/// A pushed status as the task's next state: one that names no poll interval (the extension's
+/// is optional) keeps the last one the server named.
+fn read_pushed(status: &Value, known: &Task) -> Result<Task, String> {
+    let mut next = read_task(status)?;
+    if !POLL_KEYS.iter().any(|k| status.get(*k).is_some()) {
+        next.poll = known.poll;
+    }
+    Ok(next)
 }
 
 /// Takes `next` as the task's state unless it is older than what is known; a change of status
@@ -510,6 +524,16 @@ mod tests {
         assert!(!at("completed", Some("2026-12-06T21:17:49.857Z")).older_than(&newer));
         assert!(!at("working", Some("2026-12-06T21:17:46.852Z")).older_than(&newer), "the same moment is not older");
         assert!(!at("working", None).older_than(&newer) && !newer.older_than(&at("working", None)), "without a time, the latest heard wins");
+    }
+
+    #[test]
+    fn a_pushed_status_without_an_interval_keeps_the_last_one() {
+        let known = read_task(&json!({"taskId": "t", "status": "working", "pollIntervalMs": 250})).unwrap();
+        let quiet = read_pushed(&json!({"taskId": "t", "status": "working", "statusMessage": "on"}), &known).unwrap();
+        assert_eq!((quiet.poll, quiet.message.as_deref()), (Duration::from_millis(250), Some("on")));
+        let named = read_pushed(&json!({"taskId": "t", "status": "working", "pollInterval": 500}), &known).unwrap();
+        assert_eq!(named.poll, Duration::from_millis(500));
+        assert!(read_pushed(&json!({"status": "working"}), &known).is_err());
     }
 
     #[test]
