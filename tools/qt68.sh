@@ -311,6 +311,11 @@ if [ "$mode" = smoke ]; then
     logged in_chroot bash -c 'cd /src && { [ -x .venv/bin/python ] || python3 -m venv .venv; } &&
         .venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt' || status=1
     end "venv"
+    # The npm peers too, as tools/test.sh installs them: a subset may hold the tests against
+    # the MCP reference server (tst_mcp).
+    begin "npm peers (tests/npm, npm ci)"
+    logged in_chroot bash -c 'cd /src && npm ci --prefix tests/npm --no-audit --no-fund --silent' || status=1
+    end "npm peers"
     if [ "$status" = 0 ]; then
         begin "configure (cmake -G Ninja, /build)"
         logged in_chroot cmake -S /src -B /build -G Ninja -DVI_PYTHON=/src/.venv/bin/python || status=1
