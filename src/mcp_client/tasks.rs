@@ -350,9 +350,9 @@ pub(crate) async fn follow(connection: &Connection, mut task: Task, watch: &Watc
                 adopt(&mut task, next, watch, &mut changes, &mut deadline);
             }
             // Polling stays the truth: a status the client cannot read is left to the next poll.
+            // (The connection hands over only this task's statuses: its id is this one.)
             Turn::Pushed(status) => match read_pushed(&status, &task) {
-                Ok(next) if next.id == task.id => adopt(&mut task, next, watch, &mut changes, &mut deadline),
-                Ok(_) => {}
+                Ok(next) => adopt(&mut task, next, watch, &mut changes, &mut deadline),
                 Err(why) => tracing::debug!(target: crate::log::MCP, task = %task.id, why, "an unreadable task status notification: ignored"),
             },
             Turn::Late => return Err(RequestError::TimedOut(watch.limit)),
