@@ -62,16 +62,24 @@ struct EventBuilder {
     name: Vec<u8>,
 }
 
-impl EventBuilder {
-    /// Interprets one complete line (without its line end).
+/// What one line of the stream says.
+enum Field<'a> {
+    /// The empty line: the event is complete.
+    Dispatch,
+    Data(&'a [u8]),
+    Event(&'a [u8]),
+    /// A comment, `id`, `retry` or a field of no interest here.
+    Other,
+}
+
+impl<'a> Field<'a> {
     #[inline]
-    fn line<F: FnMut(&[u8], &str)>(&mut self, line: &[u8], on_event: &mut F) {
+    fn of(line: &'a [u8]) -> Field<'a> {
         if line.is_empty() {
-            self.dispatch(on_event);
-            return;
+            return Field::Dispatch;
         }
         if line[0] == b':' {
-            return; // comment
+            return Field::Other; // comment
         }
         let (field, value) = match line.iter().position(|&b| b == b':') {
             Some(colon) => {
@@ -84,16 +92,78 @@ impl EventBuilder {
             }
             None => (line, &[][..]),
         };
-        // `id`, `retry` and unknown fields are of no interest here.
-        if field == b"data" {
-            if self.has_data {
-                self.data.push(b'\n');
+        match field {
+            b"data" => Field::Data(value),
+            b"event" => Field::Event(value),
+            _ => Field::Other,
+        }
+    }
+}
+
+/// An event's one `data` line and its name while they are still in the bytes being fed: an
+/// event whose lines all arrived in one piece (nearly every event of a stream) is handed over
+/// without being copied into the builder. Whatever is held when the piece runs out is copied.
+#[derive(Default)]
+struct Held<'a> {
+    data: Option<&'a [u8]>,
+    name: Option<&'a [u8]>,
+}
+
+impl EventBuilder {
+    /// Interprets one complete line (without its line end) that is in the bytes being fed.
+    #[inline]
+    fn line_in_place<'a, F: FnMut(&[u8], &str)>(&mut self, line: &'a [u8], held: &mut Held<'a>, on_event: &mut F) {
+        match Field::of(line) {
+            Field::Dispatch => {
+                if let Some(data) = held.data.take() {
+                    let name = held.name.take().unwrap_or(&self.name);
+                    deliver(name, data, on_event);
+                    self.name.clear();
+                } else {
+                    self.release(held);
+                    self.dispatch(on_event);
+                }
             }
-            self.data.extend_from_slice(value);
-            self.has_data = true;
-        } else if field == b"event" {
+            Field::Data(value) if !self.has_data && held.data.is_none() => held.data = Some(value),
+            Field::Event(value) => held.name = Some(value),
+            Field::Other => {}
+            Field::Data(_) => {
+                self.release(held);
+                self.line(line, on_event);
+            }
+        }
+    }
+
+    /// Copies what `held` borrows into the builder.
+    #[inline]
+    fn release(&mut self, held: &mut Held<'_>) {
+        if let Some(name) = held.name.take() {
             self.name.clear();
-            self.name.extend_from_slice(value);
+            self.name.extend_from_slice(name);
+        }
+        if let Some(data) = held.data.take() {
+            self.data.extend_from_slice(data);
+            self.has_data = true;
+        }
+    }
+
+    /// Interprets one complete line (without its line end).
+    #[inline]
+    fn line<F: FnMut(&[u8], &str)>(&mut self, line: &[u8], on_event: &mut F) {
+        match Field::of(line) {
+            Field::Dispatch => self.dispatch(on_event),
+            Field::Data(value) => {
+                if self.has_data {
+                    self.data.push(b'\n');
+                }
+                self.data.extend_from_slice(value);
+                self.has_data = true;
+            }
+            Field::Event(value) => {
+                self.name.clear();
+                self.name.extend_from_slice(value);
+            }
+            Field::Other => {}
         }
     }
 
@@ -105,17 +175,23 @@ impl EventBuilder {
             return;
         }
         self.has_data = false;
-        // `from_utf8` first: its ASCII fast path is much quicker than the lossy decoder's.
-        match std::str::from_utf8(&self.data) {
-            Ok(text) => on_event(&self.name, text),
-            Err(_) => on_event(&self.name, &String::from_utf8_lossy(&self.data)),
-        }
+        deliver(&self.name, &self.data, on_event);
         self.name.clear();
         if self.data.capacity() > KEEP_LINE_CAPACITY {
             self.data = Vec::new();
         } else {
             self.data.clear();
         }
+    }
+}
+
+/// Hands an event's data to `on_event` as text; invalid UTF-8 is replaced.
+#[inline]
+fn deliver<F: FnMut(&[u8], &str)>(name: &[u8], data: &[u8], on_event: &mut F) {
+    // simdutf8 first: valid text is checked several times faster than by the lossy decoder.
+    match simdutf8::basic::from_utf8(data) {
+        Ok(text) => on_event(name, text),
+        Err(_) => on_event(name, &String::from_utf8_lossy(data)),
     }
 }
 
@@ -163,15 +239,17 @@ impl SseDecoder {
                 rest = &rest[1..];
             }
         }
+        let mut held = Held::default();
         while !rest.is_empty() {
-            let Some(end) = find_line_end(rest) else {
+            let Some(end) = memchr::memchr2(b'\n', b'\r', rest) else {
                 // Incomplete line: keep it for the next chunk.
                 self.line.extend_from_slice(rest);
-                return;
+                break;
             };
             if self.line.is_empty() {
-                self.event.line(&rest[..end], &mut on_event);
+                self.event.line_in_place(&rest[..end], &mut held, &mut on_event);
             } else {
+                // Only the first line of a piece completes a kept one; nothing is held yet.
                 self.line.extend_from_slice(&rest[..end]);
                 self.event.line(&self.line, &mut on_event);
                 self.clear_line();
@@ -186,6 +264,7 @@ impl SseDecoder {
                 }
             }
         }
+        self.event.release(&mut held);
     }
 
     /// End of stream: dispatches a pending event whose data lines arrived but whose blank line
@@ -241,32 +320,6 @@ impl SseDecoder {
     }
 }
 
-/// Position of the first CR or LF. Scans eight bytes at a time (a word-at-a-time zero-byte test),
-/// then finishes byte by byte.
-#[inline]
-fn find_line_end(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const LFS: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    const CRS: u64 = u64::from_ne_bytes([b'\r'; 8]);
-    let has_zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
-    let mut words = bytes.chunks_exact(8);
-    let mut offset = 0;
-    for word in &mut words {
-        let mut buf = [0u8; 8];
-        buf.copy_from_slice(word);
-        let w = u64::from_ne_bytes(buf);
-        if has_zero(w ^ LFS) || has_zero(w ^ CRS) {
-            break;
-        }
-        offset += 8;
-    }
-    bytes[offset..]
-        .iter()
-        .position(|&b| b == b'\n' || b == b'\r')
-        .map(|p| p + offset)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,30 +370,24 @@ mod tests {
     }
 
     #[test]
-    fn find_line_end_matches_naive_scan() {
-        let naive = |s: &[u8]| s.iter().position(|&b| b == b'\n' || b == b'\r');
-        let mut rng = Lcg(99);
-        for len in 0..40 {
-            for _ in 0..200 {
-                let s: Vec<u8> = (0..len)
-                    .map(|_| match rng.below(20) {
-                        0 => b'\n',
-                        1 => b'\r',
-                        2 => 0x8D, // high bit set, low bits of CR
-                        3 => 0x0B,
-                        4 => 0x0C,
-                        5 => 0x09,
-                        _ => rng.below(256) as u8,
-                    })
-                    .collect();
-                assert_eq!(find_line_end(&s), naive(&s), "{s:?}");
-            }
+    fn fields_held_in_place_are_kept_when_the_piece_ends() {
+        // Each cut leaves an event's name or first data line held from the piece before.
+        let stream: &[u8] = b"event: a\ndata: 1\n\nevent: b\ndata: 2\ndata: 3\n\ndata: 4\nevent: c\n\ndata: 5\n\n";
+        let whole = decode_named(&[stream]);
+        assert_eq!(whole, vec![("a".into(), "1".into()), ("b".into(), "2\n3".into()), ("c".into(), "4".into()), ("".into(), "5".into())]);
+        for cut in 0..=stream.len() {
+            assert_eq!(decode_named(&[&stream[..cut], &stream[cut..]]), whole, "cut at {cut}");
         }
-        assert_eq!(find_line_end(b""), None);
-        assert_eq!(find_line_end(&[b'a'; 100]), None);
-        let mut long = vec![b'a'; 100];
-        long[77] = b'\r';
-        assert_eq!(find_line_end(&long), Some(77));
+    }
+
+    fn decode_named(pieces: &[&[u8]]) -> Vec<(String, String)> {
+        let mut decoder = SseDecoder::new();
+        let mut out = Vec::new();
+        for piece in pieces {
+            decoder.feed_events(piece, &mut out);
+        }
+        decoder.finish_events(&mut out);
+        out.into_iter().map(|e| (e.name, e.data)).collect()
     }
 
     #[test]
