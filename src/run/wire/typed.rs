@@ -84,7 +84,12 @@ fn integer(s: &mut Scanner<'_>) -> scan::Result<Option<i64>> {
     if !matches!(s.peek(), Some(b'-' | b'0'..=b'9')) {
         return s.skip().map(|()| None);
     }
-    Ok(s.number()?.parse::<i64>().ok())
+    let token = s.number()?;
+    // A one-character number is a digit (`number` checked it): the indexes of nearly every event.
+    Ok(match token.as_bytes() {
+        &[digit] => Some(i64::from(digit - b'0')),
+        _ => token.parse::<i64>().ok(),
+    })
 }
 
 #[cfg(test)]
