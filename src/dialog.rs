@@ -610,7 +610,7 @@ impl Dialog {
         self.update(|s, events| {
             if s.streaming {
                 s.streaming_content.push_str(text);
-                events.push(Event::StreamDelta(text.to_owned()));
+                events.push(Event::StreamDelta(text.into()));
             }
         });
     }

@@ -3,12 +3,16 @@
 use crate::text::Text;
 use serde_json::Value;
 
+/// A streamed piece of answer or reasoning, from the reader to the host's callback. Held inline
+/// up to 24 bytes — nearly every delta of a stream — so a delta costs no allocation of its own.
+pub type DeltaText = compact_str::CompactString;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     MessageAppended(usize),
     StreamBegan,
-    StreamDelta(String),
-    StreamReasoning(String),
+    StreamDelta(DeltaText),
+    StreamReasoning(DeltaText),
     /// The round's full content, shared with the message appended for it.
     StreamEnded(Text),
     RunFailed(String),

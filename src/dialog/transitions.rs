@@ -5,7 +5,7 @@
 //! so whatever a cancelled run was awaiting cannot reach the dialog.
 
 use super::{ActiveRun, Dialog, WeakDialog};
-use crate::event::Event;
+use crate::event::{DeltaText, Event};
 use crate::message::{Message, Role, ToolOutput};
 use crate::text::Text;
 use serde_json::{Value, json};
@@ -63,8 +63,8 @@ pub(crate) struct CallSpec<'a> {
 /// One piece of a streamed answer, in the order it arrived.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Piece {
-    Content(String),
-    Reasoning(String),
+    Content(DeltaText),
+    Reasoning(DeltaText),
     /// A complete thinking block (JSON) to keep with the answer (SPEC §H.2.2).
     Thinking(String),
 }

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::scan::{self, Scanner};
+pub use crate::event::DeltaText;
 use serde_json::Value;
 
 /// One entry of `choices[0].delta.tool_calls[]`: a piece of a tool call.
@@ -36,10 +37,10 @@ pub struct ToolCallDelta {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Chunk {
     /// `choices[0].delta.content` (a non-empty string, else `None`).
-    pub content: Option<String>,
+    pub content: Option<DeltaText>,
     /// `choices[0].delta.reasoning_content`, else `choices[0].delta.reasoning` (SPEC §E.4); the
     /// first of them that is a non-empty string.
-    pub reasoning: Option<String>,
+    pub reasoning: Option<DeltaText>,
     /// `choices[0].delta.tool_calls[]` in the order received (non-object entries are skipped).
     pub tool_calls: Vec<ToolCallDelta>,
     /// Top-level `usage` when it is an object (SPEC §E.10).
@@ -62,9 +63,9 @@ pub enum Parsed {
     Error(String),
     /// A chunk that carries a piece of answer and nothing else — most of a stream, so it is
     /// its own small variant: the full `Chunk` is ~200 bytes, moved several times per event.
-    Text(String),
+    Text(DeltaText),
     /// A chunk that carries a piece of reasoning and nothing else.
-    Reasoning(String),
+    Reasoning(DeltaText),
     /// Any other chunk (made with `Parsed::from`, which gives the two above where they apply).
     Chunk(Box<Chunk>),
     /// The server is overloaded for now (Anthropic's `overloaded_error`): fails the attempt
@@ -259,9 +260,9 @@ impl RawTop<'_> {
         if let Some(choice) = self.choice {
             chunk.finish_reason = non_empty(choice.finish_reason);
             if let Some(delta) = choice.delta {
-                chunk.content = non_empty(delta.content);
+                chunk.content = non_empty_text(delta.content);
                 chunk.reasoning =
-                    non_empty(delta.reasoning_content).or_else(|| non_empty(delta.reasoning));
+                    non_empty_text(delta.reasoning_content).or_else(|| non_empty_text(delta.reasoning));
                 chunk.tool_calls = delta.tool_calls;
             }
         }
@@ -286,6 +287,10 @@ impl RawToolCall<'_> {
 
 fn non_empty(s: Option<Cow<'_, str>>) -> Option<String> {
     s.filter(|s| !s.is_empty()).map(Cow::into_owned)
+}
+
+fn non_empty_text(s: Option<Cow<'_, str>>) -> Option<DeltaText> {
+    s.filter(|s| !s.is_empty()).map(DeltaText::from)
 }
 
 fn error_message(error: Value) -> String {

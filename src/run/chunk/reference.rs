@@ -2,7 +2,7 @@
 //! tree. The unit tests and `fuzz/` (differential target `chunk`) hold `parse` to it; it is
 //! compiled for them only.
 
-use super::{Chunk, Parsed, ToolCallDelta, error_message};
+use super::{Chunk, DeltaText, Parsed, ToolCallDelta, error_message};
 use serde_json::Value;
 
 /// The reference reading: the same lenient rules applied to a `serde_json::Value` tree.
@@ -29,8 +29,8 @@ pub fn reference(data: &str) -> Parsed {
     if let Some(choice) = choice {
         chunk.finish_reason = text(choice.get("finish_reason"));
         if let Some(delta) = choice.get("delta").and_then(Value::as_object) {
-            chunk.content = text(delta.get("content"));
-            chunk.reasoning = text(delta.get("reasoning_content")).or_else(|| text(delta.get("reasoning")));
+            chunk.content = text(delta.get("content")).map(DeltaText::from);
+            chunk.reasoning = text(delta.get("reasoning_content")).or_else(|| text(delta.get("reasoning"))).map(DeltaText::from);
             let calls = delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten();
             chunk.tool_calls = calls
                 .filter_map(Value::as_object)

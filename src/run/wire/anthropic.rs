@@ -9,7 +9,7 @@
 use super::{BodyParts, Events, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
-use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
+use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -126,9 +126,9 @@ impl Wire for AnthropicMessages {
             let text = |key: &str| block.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
             let mut chunk = Chunk::default();
             match block.get("type").and_then(Value::as_str) {
-                Some("text") => chunk.content = text("text"),
+                Some("text") => chunk.content = text("text").map(DeltaText::from),
                 Some("thinking") => {
-                    chunk.reasoning = text("thinking");
+                    chunk.reasoning = text("thinking").map(DeltaText::from);
                     chunk.thinking_block = Some(block.to_string());
                 }
                 Some("redacted_thinking") => chunk.thinking_block = Some(block.to_string()),
@@ -293,13 +293,17 @@ impl MessageEvents {
     /// event.
     fn fast(&mut self, t: &super::typed::Typed) -> Option<Parsed> {
         let index = t.index.unwrap_or(0);
-        let owned = |piece: &Option<std::borrow::Cow<str>>| piece.as_deref().filter(|p| !p.is_empty()).map(str::to_owned);
+        fn piece<'a>(piece: &'a Option<std::borrow::Cow<str>>) -> Option<&'a str> {
+            piece.as_deref().filter(|p| !p.is_empty())
+        }
+        let owned = |p: &Option<std::borrow::Cow<str>>| piece(p).map(str::to_owned);
+        let text = |p: &Option<std::borrow::Cow<str>>| piece(p).map(DeltaText::new);
         let chunk = super::chunk_or_nothing;
         Some(match t.kind.as_deref()? {
             "content_block_delta" => match t.delta_kind.as_deref() {
-                Some("text_delta") => owned(&t.delta_text).map_or(Parsed::Ignored, Parsed::Text),
+                Some("text_delta") => text(&t.delta_text).map_or(Parsed::Ignored, Parsed::Text),
                 Some("thinking_delta") => {
-                    let piece = owned(&t.delta_thinking);
+                    let piece = text(&t.delta_thinking);
                     if let Some(piece) = &piece {
                         self.thinking.entry(index).or_default().thinking.push_str(piece);
                     }
@@ -341,13 +345,13 @@ impl Events for MessageEvents {
             "content_block_delta" => {
                 let delta = event.get("delta").unwrap_or(&Value::Null);
                 match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => chunk(Chunk { content: text(delta, "text"), ..Chunk::default() }),
+                    Some("text_delta") => chunk(Chunk { content: text(delta, "text").map(DeltaText::from), ..Chunk::default() }),
                     Some("thinking_delta") => {
                         let piece = text(delta, "thinking");
                         if let Some(piece) = &piece {
                             self.thinking.entry(index).or_default().thinking.push_str(piece);
                         }
-                        chunk(Chunk { reasoning: piece, ..Chunk::default() })
+                        chunk(Chunk { reasoning: piece.map(DeltaText::from), ..Chunk::default() })
                     }
                     Some("signature_delta") => {
                         let piece = text(delta, "signature").unwrap_or_default();
@@ -364,13 +368,13 @@ impl Events for MessageEvents {
             "content_block_start" => {
                 let block = event.get("content_block").unwrap_or(&Value::Null);
                 match block.get("type").and_then(Value::as_str) {
-                    Some("text") => chunk(Chunk { content: text(block, "text"), ..Chunk::default() }),
+                    Some("text") => chunk(Chunk { content: text(block, "text").map(DeltaText::from), ..Chunk::default() }),
                     Some("thinking") => {
                         let started = Thinking {
                             thinking: text(block, "thinking").unwrap_or_default(),
                             signature: text(block, "signature").unwrap_or_default(),
                         };
-                        let reasoning = (!started.thinking.is_empty()).then(|| started.thinking.clone());
+                        let reasoning = (!started.thinking.is_empty()).then(|| DeltaText::new(&started.thinking));
                         self.thinking.insert(index, started);
                         chunk(Chunk { reasoning, ..Chunk::default() })
                     }

@@ -294,8 +294,8 @@ fn image(image: &Image) -> Value {
 fn text_piece(text: &str, thought: bool) -> Parsed {
     match (text.is_empty(), thought) {
         (true, _) => Parsed::Ignored,
-        (false, true) => Parsed::Reasoning(text.to_owned()),
-        (false, false) => Parsed::Text(text.to_owned()),
+        (false, true) => Parsed::Reasoning(text.into()),
+        (false, false) => Parsed::Text(text.into()),
     }
 }
 

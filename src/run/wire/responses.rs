@@ -15,7 +15,7 @@
 use super::{BodyParts, Events, Failure, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
-use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
+use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -88,8 +88,8 @@ impl Wire for Responses {
         for (index, item) in response.get("output").and_then(Value::as_array).into_iter().flatten().enumerate() {
             let mut chunk = Chunk { thinking_block: order.keep(item), ..Chunk::default() };
             match item.get("type").and_then(Value::as_str) {
-                Some("message") => chunk.content = joined(item.get("content"), "output_text"),
-                Some("reasoning") => chunk.reasoning = joined(item.get("summary"), "summary_text"),
+                Some("message") => chunk.content = joined(item.get("content"), "output_text").map(DeltaText::from),
+                Some("reasoning") => chunk.reasoning = joined(item.get("summary"), "summary_text").map(DeltaText::from),
                 Some("function_call") => chunk.tool_calls.push(call_delta(index as i64, item, true)),
                 _ => continue,
             }
@@ -276,7 +276,8 @@ struct ResponseEvents {
 impl ResponseEvents {
     /// The deltas, read without a tree (`typed.rs`); None for every other event.
     fn fast(&mut self, t: &super::typed::Typed) -> Option<Parsed> {
-        let delta = || t.delta.as_deref().filter(|d| !d.is_empty()).map(str::to_owned);
+        let piece = || t.delta.as_deref().filter(|d| !d.is_empty());
+        let delta = || piece().map(DeltaText::new);
         let chunk = super::chunk_or_nothing;
         Some(match t.kind.as_deref()? {
             "response.output_text.delta" => delta().map_or(Parsed::Ignored, Parsed::Text),
@@ -284,7 +285,7 @@ impl ResponseEvents {
             "response.function_call_arguments.delta" => {
                 let index = t.output_index.unwrap_or(0);
                 self.calls.entry(index).or_default().1 = true;
-                let piece = ToolCallDelta { index, arguments: delta(), ..ToolCallDelta::default() };
+                let piece = ToolCallDelta { index, arguments: piece().map(str::to_owned), ..ToolCallDelta::default() };
                 chunk(Chunk { tool_calls: vec![piece], ..Chunk::default() })
             }
             _ => return None,
@@ -310,9 +311,9 @@ impl Events for ResponseEvents {
         let is_call = item.get("type").and_then(Value::as_str) == Some("function_call");
         let chunk = super::chunk_or_nothing;
         out.push(match kind {
-            "response.output_text.delta" => chunk(Chunk { content: text("delta"), ..Chunk::default() }),
+            "response.output_text.delta" => chunk(Chunk { content: text("delta").map(DeltaText::from), ..Chunk::default() }),
             "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
-                chunk(Chunk { reasoning: text("delta"), ..Chunk::default() })
+                chunk(Chunk { reasoning: text("delta").map(DeltaText::from), ..Chunk::default() })
             }
             "response.output_item.added" if is_call => {
                 self.calls.entry(index).or_default().0 = true;
