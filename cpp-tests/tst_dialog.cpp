@@ -163,7 +163,8 @@ private Q_SLOTS:
     }
 
     // A U+FEFF that starts a delta or a message is text: QString::fromUtf8 would drop it as a
-    // byte order mark, on the direct route and on the queued (packed) one.
+    // byte order mark, on the direct route and on the queued (packed) one; so is one after an
+    // ASCII start, where the packing leaves its ASCII fast path.
     void aLeadingU_FEFFIsKeptInDeltasAndMessages()
     {
         const QString bom(QChar(0xFEFF));
@@ -172,13 +173,18 @@ private Q_SLOTS:
         connect(&dialog, &Dialog::streamDelta, this, [&](const QString& d) { deltas << d; });
         dialog.beginAssistantMessage();
         dialog.appendDelta(bom + QStringLiteral("a")); // on the dialog's thread: at once
-        std::thread worker([&] { dialog.appendDelta(bom + bom + QStringLiteral("b")); }); // queued
+        const QString mixed = QStringLiteral("x") + bom + QStringLiteral("é中y");
+        std::thread worker([&] {
+            dialog.appendDelta(bom + bom + QStringLiteral("b")); // queued
+            dialog.appendDelta(mixed);
+        });
         worker.join();
-        QTRY_COMPARE(deltas.size(), 2);
-        QCOMPARE(deltas, (QStringList{bom + QStringLiteral("a"), bom + bom + QStringLiteral("b")}));
-        QCOMPARE(dialog.getStreamingContent(), bom + QStringLiteral("a") + bom + bom + QStringLiteral("b"));
+        QTRY_COMPARE(deltas.size(), 3);
+        QCOMPARE(deltas, (QStringList{bom + QStringLiteral("a"), bom + bom + QStringLiteral("b"), mixed}));
+        const QString all = bom + QStringLiteral("a") + bom + bom + QStringLiteral("b") + mixed;
+        QCOMPARE(dialog.getStreamingContent(), all);
         dialog.endAssistantMessage();
-        QCOMPARE(dialog.getLastMessage().getContent(), bom + QStringLiteral("a") + bom + bom + QStringLiteral("b"));
+        QCOMPARE(dialog.getLastMessage().getContent(), all);
         dialog.appendMessage(Message::Role::User, bom);
         QCOMPARE(dialog.getMessages().last().getContent(), bom);
     }

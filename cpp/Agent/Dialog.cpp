@@ -170,10 +170,19 @@ void packText(DeliveryQueue& queue, DeliveryQueue::Kind kind, ViStr text)
         if (texts.capacity() < needed)
             texts.reserve(std::max(needed, 2 * texts.capacity()));
         texts.resize(needed);
-        // ConvertInitialBom: a U+FEFF at the start of a delta is text, not a byte order mark.
-        QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless | QStringDecoder::Flag::ConvertInitialBom);
-        QChar* end = decoder.appendToBuffer(texts.data() + before, QByteArrayView(text.data, qsizetype(text.len)));
-        texts.truncate(end - texts.constData());
+        QChar* out = texts.data() + before;
+        const auto* in = reinterpret_cast<const uchar*>(text.data);
+        const auto* inEnd = in + text.len;
+        // ASCII, nearly every delta of a stream, widens byte by byte; the decoder's setup per
+        // delta cost more than the conversion (issue 34).
+        while (in != inEnd && *in < 0x80)
+            *out++ = QChar(*in++);
+        if (in != inEnd) {
+            // ConvertInitialBom: a U+FEFF at the start of a delta is text, not a byte order mark.
+            QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless | QStringDecoder::Flag::ConvertInitialBom);
+            out = decoder.appendToBuffer(out, QByteArrayView(in, inEnd - in));
+        }
+        texts.truncate(out - texts.constData());
     }
     queue.items.push_back({kind, quint32(texts.size() - before)});
 }
