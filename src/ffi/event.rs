@@ -5,6 +5,7 @@
 use super::string::ViStr;
 use super::user_data::{UserData, ViUserDataDestroy};
 use crate::event::{CenterEvent, CenterSink, Event, EventSink};
+use std::cell::RefCell;
 use std::ffi::c_void;
 
 /// Which signal an event stands for.
@@ -150,12 +151,37 @@ impl EventSink for CEventSink {
         } else {
             Vec::new()
         };
-        let batch: Vec<ViEvent> =
-            events.iter().enumerate().map(|(i, event)| ViEvent::of(event, json.get(i).map_or("", String::as_str))).collect();
-        // SAFETY: per the callback contract; the array and its views outlive the call.
-        unsafe { (self.callback)(self.user_data.pointer(), batch.as_ptr(), batch.len()) };
+        let fill = |batch: &mut Vec<ViEvent>| {
+            batch.clear();
+            batch.extend(events.iter().enumerate().map(|(i, event)| ViEvent::of(event, json.get(i).map_or("", String::as_str))));
+            // SAFETY: per the callback contract; the array and its views outlive the call.
+            unsafe { (self.callback)(self.user_data.pointer(), batch.as_ptr(), batch.len()) };
+            batch.clear(); // no views kept past the call
+        };
+        // The thread's array, unless a callback that feeds another dialog on this thread is
+        // using it: then one of this call's own.
+        BATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut batch) => {
+                fill(&mut batch);
+                if batch.capacity() > KEEP_BATCH_CAPACITY {
+                    *batch = Vec::new();
+                }
+            }
+            Err(_) => fill(&mut Vec::new()),
+        });
     }
 }
+
+thread_local! {
+    /// The array a batch is handed over in, kept from one batch to the next: a network read's
+    /// batch (~1,000 events of 176 bytes while streaming) made afresh each time came from pages
+    /// the allocator had just given back, and touching them again cost a page fault per 4 KiB
+    /// (issue 34).
+    static BATCH: RefCell<Vec<ViEvent>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Above this many events the array is released after its batch, not kept.
+const KEEP_BATCH_CAPACITY: usize = 16 * 1024;
 
 impl ViEvent {
     /// A view of `event` (and of its JSON text), valid while they live.
