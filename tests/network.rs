@@ -353,7 +353,7 @@ fn delta_times(events_at: &[(Instant, Event)]) -> Vec<(String, Duration)> {
     events_at
         .iter()
         .filter_map(|(t, e)| match e {
-            Event::StreamDelta(d) => Some((d.clone(), t.duration_since(first))),
+            Event::StreamDelta(d) => Some((d.to_string(), t.duration_since(first))),
             _ => None,
         })
         .collect()
