@@ -15,6 +15,8 @@ import statistics
 import subprocess
 import urllib.request
 
+from run import api_stream
+
 CASES = [
     ("stream_20k, Qt signals (ms)", [{"$repeat": {"count": 20000, "delta": "t"}}], "ours", [], "seconds", 1000),
     ("stream_20k, bare C ABI (ms)", [{"$repeat": {"count": 20000, "delta": "t"}}], "cabi", [], "seconds", 1000),
@@ -25,6 +27,9 @@ CASES = [
      [{"$paced": {"count": 2000, "delta": "", "per_second": 1000, "stamp_content": True}}], "ours", ["--latency"], "p50_ns", 1e-3),
     ("per-delta latency p99, paced 2,000/s (µs)",
      [{"$paced": {"count": 10000, "delta": "", "per_second": 2000, "stamp_content": True}}], "ours", ["--latency"], "p99_ns", 1e-3),
+] + [
+    (f"stream_20k {api}, {how} (ms)", api_stream(api, 20000), impl, ["--api", api], "seconds", 1000)
+    for api in ("responses", "anthropic", "gemini") for how, impl in (("Qt signals", "ours"), ("bare C ABI", "cabi"))
 ]
 
 
