@@ -260,9 +260,9 @@ impl RawTop<'_> {
         if let Some(choice) = self.choice {
             chunk.finish_reason = non_empty(choice.finish_reason);
             if let Some(delta) = choice.delta {
-                chunk.content = non_empty_text(delta.content);
+                chunk.content = non_empty(delta.content);
                 chunk.reasoning =
-                    non_empty_text(delta.reasoning_content).or_else(|| non_empty_text(delta.reasoning));
+                    non_empty(delta.reasoning_content).or_else(|| non_empty(delta.reasoning));
                 chunk.tool_calls = delta.tool_calls;
             }
         }
@@ -285,12 +285,9 @@ impl RawToolCall<'_> {
     }
 }
 
-fn non_empty(s: Option<Cow<'_, str>>) -> Option<String> {
-    s.filter(|s| !s.is_empty()).map(Cow::into_owned)
-}
-
-fn non_empty_text(s: Option<Cow<'_, str>>) -> Option<DeltaText> {
-    s.filter(|s| !s.is_empty()).map(DeltaText::from)
+/// A non-empty string as the owned kind the field holds (`String`, or `DeltaText` for deltas).
+fn non_empty<'a, T: From<Cow<'a, str>>>(s: Option<Cow<'a, str>>) -> Option<T> {
+    s.filter(|s| !s.is_empty()).map(T::from)
 }
 
 fn error_message(error: Value) -> String {
