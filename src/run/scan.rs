@@ -127,23 +127,31 @@ impl<'a> Scanner<'a> {
     /// Reads the string that comes next: borrowed from the input unless it has escapes.
     pub fn string(&mut self) -> Result<Cow<'a, str>> {
         self.expect(b'"')?;
-        let (text, bytes) = (self.text, self.bytes());
+        let bytes = self.bytes();
         let start = self.pos;
         let mut i = start;
         loop {
             i = plain_run(bytes, i);
             match bytes.get(i) {
-                None => return Err(Invalid),
                 Some(b'"') => {
                     self.pos = i + 1;
                     // Both ends are ASCII bytes, so the slice is on character boundaries.
-                    return Ok(Cow::Borrowed(&text[start..i]));
+                    return Ok(Cow::Borrowed(&self.text[start..i]));
                 }
-                Some(b'\\') => break,
+                Some(b'\\') => return self.escaped(start, i),
                 Some(&b) if b < 0x20 => return Err(Invalid),
+                None => return Err(Invalid),
                 Some(_) => i += 1,
             }
         }
+    }
+
+    /// The rest of a string from its first escape at `i`. Apart: with it inlined, every string
+    /// paid for saving the registers this part needs (~20 instructions a string, issue 34).
+    #[cold]
+    #[inline(never)]
+    fn escaped(&mut self, start: usize, mut i: usize) -> Result<Cow<'a, str>> {
+        let (text, bytes) = (self.text, self.bytes());
         let mut out = String::with_capacity(i - start + 16);
         out.push_str(&text[start..i]);
         loop {
