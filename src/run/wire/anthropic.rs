@@ -328,8 +328,9 @@ impl MessageEvents {
 
 impl Events for MessageEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
+        let mut typed = super::typed::Typed::default();
         if !self.tree_only
-            && let Some(typed) = super::typed::read(data)
+            && super::typed::read(data, &mut typed)
             && let Some(parsed) = self.fast(&typed)
         {
             return out.push(parsed);
