@@ -88,7 +88,12 @@ impl From<Chunk> for Parsed {
 
 /// Interprets one SSE `data` payload.
 pub fn parse(data: &str) -> Parsed {
-    let trimmed = data.trim();
+    // An object from its first byte to its last (every chunk of a stream) has nothing to trim;
+    // trim() would still decode a character at each end (~50 instructions a delta).
+    let trimmed = match data.as_bytes() {
+        [b'{', .., b'}'] => data,
+        _ => data.trim(),
+    };
     if trimmed == "[DONE]" {
         return Parsed::Done;
     }
