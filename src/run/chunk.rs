@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::scan::{self, Scanner};
+use super::shape::{self, Shape};
 pub use crate::event::DeltaText;
 use serde_json::Value;
 
@@ -88,6 +89,19 @@ impl From<Chunk> for Parsed {
 
 /// Interprets one SSE `data` payload.
 pub fn parse(data: &str) -> Parsed {
+    walk(data, None)
+}
+
+/// [`parse`] for the payloads of one stream: one shaped like the last piece of answer is read
+/// by `shape`, and a piece of answer read in full becomes the shape (`shape.rs`).
+pub fn parse_in_stream(data: &str, shape: &mut Shape) -> Parsed {
+    match shape.read(data) {
+        Some(parsed) => parsed,
+        None => walk(data, Some(shape)),
+    }
+}
+
+fn walk(data: &str, shape: Option<&mut Shape>) -> Parsed {
     // An object from its first byte to its last (every chunk of a stream) has nothing to trim;
     // trim() would still decode a character at each end (~50 instructions a delta).
     let trimmed = match data.as_bytes() {
@@ -103,7 +117,7 @@ pub fn parse(data: &str) -> Parsed {
     let mut scanner = Scanner::new(trimmed);
     let mut top = RawTop::default();
     match scanner.object(|s, key| top.field(s, key)).and_then(|()| scanner.end()) {
-        Ok(()) => top.parsed(),
+        Ok(()) => top.parsed(trimmed, shape),
         Err(_) => Parsed::Ignored,
     }
 }
@@ -257,7 +271,8 @@ impl RawTop<'_> {
     /// Read in place, and a piece of answer text alone (most of a stream) made `Parsed::Text`
     /// as `Parsed::from` would make it, without a `Chunk` moved and dropped around it: those
     /// moves cost ~60 instructions a delta (issue 34).
-    fn parsed(&mut self) -> Parsed {
+    /// A piece of answer alone that was a slice of `data` becomes `shape`.
+    fn parsed(&mut self, data: &str, shape: Option<&mut Shape>) -> Parsed {
         if let Some(error) = self.error.take() {
             return Parsed::Error(error_message(*error));
         }
@@ -269,11 +284,16 @@ impl RawTop<'_> {
         let Some(delta) = delta else {
             return Chunk { usage, finish_reason, ..Chunk::default() }.into();
         };
+        let piece = shape::borrowed(delta.content.as_ref());
         let mut content = non_empty(delta.content.take());
         let reasoning = non_empty(delta.reasoning_content.take()).or_else(|| non_empty(delta.reasoning.take()));
         let alone = reasoning.is_none() && usage.is_none() && finish_reason.is_none() && delta.tool_calls.is_empty();
         if alone && let Some(text) = content.take() {
-            return Parsed::Text(text);
+            let parsed = Parsed::Text(text);
+            if let Some(shape) = shape {
+                shape.learn(data, &parsed, piece);
+            }
+            return parsed;
         }
         Chunk { content, reasoning, tool_calls: std::mem::take(&mut delta.tool_calls), usage, finish_reason, thinking_block: None }.into()
     }
@@ -1060,6 +1080,32 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             self.0 >> 33
+        }
+    }
+
+    #[test]
+    fn a_stream_reads_each_payload_as_the_reference_does() {
+        // (payload, read by the shape the ones before left)
+        let stream = [
+            (r#"{"choices":[{"delta":{"content":"Hel"},"index":0}]}"#, false),
+            (r#"{"choices":[{"delta":{"content":"lo, wé😀"},"index":0}]}"#, true),
+            (r#"{"choices":[{"delta":{"content":"a\"b"},"index":0}]}"#, false),
+            (r#"{"choices":[{"delta":{"content":""},"index":0}]}"#, false),
+            ("{\"choices\":[{\"delta\":{\"content\":\"a\u{1}\"},\"index\":0}]}", false),
+            (r#"{"choices":[{"delta":{"content":"x"},"index":0}]} "#, false),
+            (r#"{"choices":[{"delta":{"content":"x"},"index":0}],"usage":{"t":1}}"#, false),
+            (r#"{"choices":[{"delta":{"content":"still"},"index":0}]}"#, true),
+            (r#"{"choices":[{"delta":{"content":"a","content":"b"},"index":0}]}"#, false),
+            (r#"{"choices":[{"delta":{"content":"a","content":"cd"},"index":0}]}"#, true),
+            (r#"{"choices":[{"delta":{"content":"a","content":"c"},"index":0}]}"#, true),
+            (r#"{"choices":[{"delta":{"reasoning_content":"hm"},"index":0}]}"#, false),
+            (r#"{"choices":[{"delta":{"content":"a","content":"e"},"index":0}]}"#, true),
+            ("[DONE]", false),
+        ];
+        let mut shape = Shape::default();
+        for (payload, shaped) in stream {
+            assert_eq!(shape.read(payload).is_some(), shaped, "{payload}");
+            assert_eq!(parse_in_stream(payload, &mut shape), reference::reference(payload), "{payload}");
         }
     }
 

@@ -12,6 +12,7 @@ mod pairing;
 pub(crate) mod request;
 mod scan;
 mod server_requests;
+pub(crate) mod shape;
 mod transport;
 pub(crate) mod wire;
 

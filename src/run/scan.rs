@@ -356,6 +356,13 @@ fn hex4(bytes: &[u8], i: usize) -> Result<u32> {
     })
 }
 
+/// No byte of `bytes` needs attention inside a JSON string (no '"', '\\' or control character):
+/// between two quotes they read as themselves.
+pub fn plain(bytes: &[u8]) -> bool {
+    let i = plain_run(bytes, 0);
+    bytes[i..].iter().all(|&b| b != b'"' && b != b'\\' && b >= 0x20)
+}
+
 /// Past the bytes of a string from `i` that need no attention — neither '"', '\\' nor a control
 /// character — eight at a time, stopping at or before the first one (the caller reads from
 /// there byte by byte). Text in a stream's events is mostly such runs. A lane below 0x20 shows

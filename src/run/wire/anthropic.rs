@@ -9,6 +9,7 @@
 use super::{BodyParts, Events, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
+use crate::run::shape::{self, Shape};
 use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -286,6 +287,8 @@ struct MessageEvents {
     usage: Map<String, Value>,
     /// Never take the fast path (the fuzz target's reference reader).
     tree_only: bool,
+    /// The last text delta's, for reading the next one like it (`shape.rs`).
+    shape: Shape,
 }
 
 impl MessageEvents {
@@ -328,12 +331,21 @@ impl MessageEvents {
 
 impl Events for MessageEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
-        let mut typed = super::typed::Typed::default();
-        if !self.tree_only
-            && super::typed::read(data, &mut typed)
-            && let Some(parsed) = self.fast(&typed)
-        {
-            return out.push(parsed);
+        if !self.tree_only {
+            if let Some(parsed) = self.shape.read(data) {
+                return out.push(parsed);
+            }
+            let mut typed = super::typed::Typed::default();
+            if super::typed::read(data, &mut typed)
+                && let Some(parsed) = self.fast(&typed)
+            {
+                // A text delta changes no state; a thinking delta is kept for its block, so it
+                // is never a shape.
+                if matches!(parsed, Parsed::Text(_)) {
+                    self.shape.learn(data, &parsed, shape::borrowed(typed.delta_text.as_ref()));
+                }
+                return out.push(parsed);
+            }
         }
         let Ok(event @ Value::Object(_)) = serde_json::from_str::<Value>(data) else {
             return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });
@@ -466,6 +478,28 @@ mod tests {
         assert_eq!(calls, [("tu_1".into(), "f".into(), "{\"a\":1}".into())]);
         assert_eq!(got[7], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 30})), ..Chunk::default() }));
         assert_eq!(got[8], Parsed::Done);
+    }
+
+    #[test]
+    fn deltas_shaped_like_the_last_read_the_same_and_thinking_is_still_kept() {
+        let text = |t: &str| json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": t}});
+        // A thinking delta is never a shape, even one whose `text` is its thinking.
+        let thinking = |t: &str| json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": t, "text": t}});
+        let got = events(&[
+            text("x"),
+            text("yz"),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+            thinking("a"),
+            thinking("b"),
+            thinking("c"),
+            json!({"type": "content_block_stop", "index": 0}),
+            text("w"),
+        ]);
+        let reasoning = |t: &str| Parsed::Reasoning(t.into());
+        assert_eq!(got[..5], [Parsed::Text("x".into()), Parsed::Text("yz".into()), reasoning("a"), reasoning("b"), reasoning("c")]);
+        let Parsed::Chunk(block) = &got[5] else { panic!("{:?}", got[5]) };
+        assert!(block.thinking_block.as_deref().is_some_and(|b| b.contains(r#""thinking":"abc""#)), "{block:?}");
+        assert_eq!(got[6..], [Parsed::Text("w".into())]);
     }
 
     #[test]

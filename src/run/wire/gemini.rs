@@ -16,6 +16,7 @@ mod fast;
 use super::{BodyParts, Events, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
+use crate::run::shape::{self, Shape};
 use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -326,6 +327,8 @@ struct ResponseEvents {
     finished: bool,
     /// Never take the fast path (the fuzz target's reference reader).
     tree_only: bool,
+    /// The last chunk of one text part's, for reading the next one like it (`shape.rs`).
+    shape: Shape,
 }
 
 impl ResponseEvents {
@@ -391,14 +394,23 @@ impl Events for ResponseEvents {
                 _ => super::error_event(data),
             });
         }
-        if !self.tree_only
-            && let Some(chunk) = fast::read(data)
-        {
-            out.extend(chunk.parts.iter().map(|p| text_piece(&p.text, p.thought)));
-            if let Some(usage) = chunk.usage {
-                out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
+        if !self.tree_only {
+            if let Some(parsed) = self.shape.read(data) {
+                return out.push(parsed);
             }
-            return;
+            if let Some(chunk) = fast::read(data) {
+                if let ([part], None) = (chunk.parts.as_slice(), &chunk.usage) {
+                    // A chunk of text and nothing else changes no state.
+                    let parsed = text_piece(&part.text, part.thought);
+                    self.shape.learn(data, &parsed, shape::borrowed(Some(&part.text)));
+                    return out.push(parsed);
+                }
+                out.extend(chunk.parts.iter().map(|p| text_piece(&p.text, p.thought)));
+                if let Some(usage) = chunk.usage {
+                    out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
+                }
+                return;
+            }
         }
         match serde_json::from_str::<Value>(data) {
             Ok(response @ Value::Object(_)) => self.response(&response, out),

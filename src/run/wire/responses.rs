@@ -15,6 +15,7 @@
 use super::{BodyParts, Events, Failure, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
+use crate::run::shape::{self, Shape};
 use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -271,6 +272,8 @@ struct ResponseEvents {
     order: OutputOrder,
     /// Never take the fast path (the fuzz target's reference reader).
     tree_only: bool,
+    /// The last text delta's, for reading the next one like it (`shape.rs`).
+    shape: Shape,
 }
 
 impl ResponseEvents {
@@ -295,12 +298,18 @@ impl ResponseEvents {
 
 impl Events for ResponseEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
-        let mut typed = super::typed::Typed::default();
-        if !self.tree_only
-            && super::typed::read(data, &mut typed)
-            && let Some(parsed) = self.fast(&typed)
-        {
-            return out.push(parsed);
+        if !self.tree_only {
+            if let Some(parsed) = self.shape.read(data) {
+                return out.push(parsed);
+            }
+            let mut typed = super::typed::Typed::default();
+            if super::typed::read(data, &mut typed)
+                && let Some(parsed) = self.fast(&typed)
+            {
+                // Text and reasoning deltas change no state: their outcome is the event's alone.
+                self.shape.learn(data, &parsed, shape::borrowed(typed.delta.as_ref()));
+                return out.push(parsed);
+            }
         }
         let Ok(Value::Object(event)) = serde_json::from_str::<Value>(data) else {
             return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });

@@ -1,0 +1,142 @@
+//! The shape of a stream's last text event, so that the next one like it is read without a
+//! JSON walk.
+//!
+//! A stream's delta events are often the same bytes around a different piece of text
+//! (Anthropic's `content_block_delta`, the chunks of vLLM, DeepSeek and other Chat Completions
+//! servers; a `created` second that ticks only makes the next full read the shape). When an
+//! event has the bytes of the last text event read in full before and after its text, and its
+//! text has no byte a JSON string escapes, the full read would give the same outcome with the
+//! new text: the readers are deterministic, read the bytes before the text exactly as last
+//! time, end the text at the same closing quote, and read the bytes after it as last time; and
+//! the outcome of a text event depends on nothing else (no reader keeps state for one). Such an
+//! event costs two comparisons and a look at its text instead of a walk (issue 34). Events
+//! with a member that changes every time (OpenAI's `obfuscation`, Responses'
+//! `sequence_number`) never match; they are read in full as before.
+
+use super::chunk::Parsed;
+use super::scan;
+use crate::event::DeltaText;
+use std::borrow::Cow;
+
+#[derive(Default)]
+pub struct Shape {
+    /// The last text event read in full; empty before the first.
+    event: Vec<u8>,
+    /// The bytes before its text (through the opening quote).
+    head: usize,
+    /// The bytes after its text (from the closing quote).
+    tail: usize,
+    reasoning: bool,
+}
+
+impl Shape {
+    /// What a full read of `data` would give, when it has the shape; None reads it in full.
+    pub fn read(&self, data: &str) -> Option<Parsed> {
+        let bytes = data.as_bytes();
+        let end = bytes.len().checked_sub(self.tail)?;
+        // Nothing is learnt yet (a learnt head holds at least the opening quote), or the text is
+        // empty, which reads as nothing and is left to the full read.
+        if self.head == 0
+            || end <= self.head
+            || bytes[..self.head] != self.event[..self.head]
+            || bytes[end..] != self.event[self.event.len() - self.tail..]
+            || !scan::plain(&bytes[self.head..end])
+        {
+            return None;
+        }
+        // Both ends are next to a quote, so on character boundaries.
+        let text = DeltaText::from(&data[self.head..end]);
+        Some(if self.reasoning { Parsed::Reasoning(text) } else { Parsed::Text(text) })
+    }
+
+    /// Takes `data` as the shape when its full read gave `parsed`, a piece of text or reasoning
+    /// that is `piece`: a string the scanner borrowed from `data` (so it had no escapes, and a
+    /// quote on each side; see [`borrowed`]). The caller vouches that the outcome depended on nothing but
+    /// `data`; anything else leaves the shape as it was.
+    pub fn learn(&mut self, data: &str, parsed: &Parsed, piece: Option<&str>) {
+        let (Parsed::Text(text) | Parsed::Reasoning(text), Some(piece)) = (parsed, piece) else {
+            return;
+        };
+        let bytes = data.as_bytes();
+        let Some(head) = (piece.as_ptr() as usize).checked_sub(data.as_ptr() as usize) else { return };
+        let quoted = head > 0
+            && head.checked_add(piece.len()).is_some_and(|end| end < bytes.len())
+            && bytes[head - 1] == b'"'
+            && bytes[head + piece.len()] == b'"';
+        if !quoted || text.as_str() != piece {
+            return;
+        }
+        self.event.clear();
+        self.event.extend_from_slice(bytes);
+        self.head = head;
+        self.tail = bytes.len() - head - piece.len();
+        self.reasoning = matches!(parsed, Parsed::Reasoning(_));
+    }
+}
+
+/// A string the scanner read without unescaping it: a slice of the event.
+pub fn borrowed<'a>(piece: Option<&Cow<'a, str>>) -> Option<&'a str> {
+    match piece {
+        Some(Cow::Borrowed(piece)) => Some(piece),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn learnt(data: &str, from: std::ops::Range<usize>) -> Shape {
+        let mut shape = Shape::default();
+        let piece = &data[from];
+        shape.learn(data, &Parsed::Text(DeltaText::from(piece)), Some(piece));
+        shape
+    }
+
+    #[test]
+    fn nothing_is_read_before_a_shape_is_learnt() {
+        let shape = Shape::default();
+        assert_eq!(shape.read(r#"{"text":"a"}"#), None);
+        assert_eq!(shape.read(""), None);
+        assert_eq!(shape.read("garbage"), None);
+    }
+
+    #[test]
+    fn the_same_bytes_around_plain_text_read_as_that_text() {
+        let data = r#"{"delta":{"text":"abc"}}"#;
+        let shape = learnt(data, 18..21);
+        assert_eq!(shape.read(r#"{"delta":{"text":"é, x"}}"#), Some(Parsed::Text("é, x".into())));
+        assert_eq!(shape.read(data), Some(Parsed::Text("abc".into())));
+        for other in [
+            r#"{"delta":{"text":""}}"#,        // empty: the full read decides
+            r#"{"delta":{"text":"a\"b"}}"#,    // an escape
+            r#"{"delta":{"text":"a"b"}}"#,     // a quote: not even JSON
+            "{\"delta\":{\"text\":\"a\nb\"}}", // a control character
+            r#"{"delta":{"text":"a"},"x":1}"#, // other bytes after
+            r#"{"delta":{"texT":"a"}}"#,       // other bytes before
+            r#"{"text":"a"}}"#,
+            "",
+        ] {
+            assert_eq!(shape.read(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn only_a_borrowed_piece_with_quotes_around_it_is_learnt() {
+        let data = r#"{"a":"xy"}"#;
+        for (piece, parsed) in [
+            (None, Parsed::Text("xy".into())),                  // had escapes
+            (Some(&data[6..7]), Parsed::Text("x".into())),      // not the whole string
+            (Some(&data[6..8]), Parsed::Text("yx".into())),     // not the outcome's text
+            (Some(&data[6..8]), Parsed::Ignored),               // not text
+            (Some("xy"), Parsed::Text("xy".into())),            // not from `data`
+        ] {
+            let mut shape = Shape::default();
+            shape.learn(data, &parsed, piece);
+            assert_eq!(shape.read(r#"{"a":"zz"}"#), None, "{piece:?} {parsed:?}");
+        }
+        let mut shape = Shape::default();
+        shape.learn(data, &Parsed::Reasoning("xy".into()), Some(&data[6..8]));
+        assert_eq!(shape.read(r#"{"a":"zz"}"#), Some(Parsed::Reasoning("zz".into())));
+    }
+}
