@@ -47,7 +47,8 @@ class Server:
 
 def api_stream(api, count):
     """The events of a stream of `count` one-letter text deltas through `api` ("chat",
-    "responses", "anthropic", "gemini"), with the events that open and close the API's round."""
+    "responses", "anthropic", "gemini", or "openai": Chat Completions as OpenAI's own API sends
+    it, every chunk different), with the events that open and close the API's round."""
     opening, closing = {
         "chat": ([], []),
         "responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
@@ -56,6 +57,7 @@ def api_stream(api, count):
                        {"$event": {"name": "content_block_start", "data": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}}}],
                       [{"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
                        {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
+        "openai": ([], []),
         "gemini": ([], [{"candidates": [{"finishReason": "STOP", "index": 0}],
                          "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": count, "totalTokenCount": 1 + count}}]),
     }[api]

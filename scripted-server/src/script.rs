@@ -118,6 +118,9 @@ pub(crate) enum RepeatApi {
     Anthropic,
     /// `data: {"candidates":[{"content":{"parts":[{"text":…}],"role":"model"},"index":0}]}`
     Gemini,
+    /// Chat Completions as OpenAI's own API streams it: ids, a fingerprint, `logprobs` and
+    /// `finish_reason` in every chunk, and an `obfuscation` padding that differs in each.
+    OpenAi,
 }
 
 /// One item of a step's `events` list.
@@ -342,7 +345,8 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
                 Some(Value::String(name)) if name == "responses" => RepeatApi::Responses,
                 Some(Value::String(name)) if name == "anthropic" => RepeatApi::Anthropic,
                 Some(Value::String(name)) if name == "gemini" => RepeatApi::Gemini,
-                Some(_) => return Err("$repeat.api must be \"responses\", \"anthropic\" or \"gemini\"".into()),
+                Some(Value::String(name)) if name == "openai" => RepeatApi::OpenAi,
+                Some(_) => return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\" or \"openai\"".into()),
             };
             let args = arguments(&plain, "$repeat", &["count", "delta"])?;
             Ok(Event::Repeat {

@@ -45,29 +45,18 @@ pub(crate) async fn stream_events(
             Event::SleepMs(ms) => sleep(Duration::from_millis(*ms)).await,
             Event::Reset => return Ok(StreamEnd::Reset),
             Event::Stall => return Ok(StreamEnd::Stall),
-            Event::Repeat { count, delta, api } => {
-                let event = match api {
-                    RepeatApi::ChatCompletions => field_lines("data", &chat_chunk_content(delta).to_string(), line_ending),
-                    RepeatApi::Responses => named(
-                        "response.output_text.delta",
-                        &json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": delta}),
-                        line_ending,
-                    ),
-                    RepeatApi::Anthropic => named(
-                        "content_block_delta",
-                        &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": delta}}),
-                        line_ending,
-                    ),
-                    RepeatApi::Gemini => field_lines(
-                        "data",
-                        &json!({"candidates": [{"content": {"parts": [{"text": delta}], "role": "model"}, "index": 0}]}).to_string(),
-                        line_ending,
-                    ),
-                };
-                for _ in 0..*count {
-                    writer.write(&event).await?;
+            Event::Repeat { count, delta, api } => match repeated_event(*api, delta, line_ending) {
+                Some(event) => {
+                    for _ in 0..*count {
+                        writer.write(&event).await?;
+                    }
                 }
-            }
+                None => {
+                    for i in 0..*count {
+                        writer.write(&field_lines("data", &openai_chunk(delta, i), line_ending)).await?;
+                    }
+                }
+            },
             Event::Paced {
                 count,
                 delta,
@@ -88,6 +77,55 @@ pub(crate) async fn stream_events(
         writer.flush().await?;
     }
     Ok(StreamEnd::Finished)
+}
+
+/// The event `$repeat` sends `count` times through `api`; None for OpenAI's, which differ.
+fn repeated_event(api: RepeatApi, delta: &str, line_ending: &str) -> Option<Vec<u8>> {
+    Some(match api {
+        RepeatApi::ChatCompletions => field_lines("data", &chat_chunk_content(delta).to_string(), line_ending),
+        RepeatApi::Responses => named(
+            "response.output_text.delta",
+            &json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": delta}),
+            line_ending,
+        ),
+        RepeatApi::Anthropic => named(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": delta}}),
+            line_ending,
+        ),
+        RepeatApi::Gemini => field_lines(
+            "data",
+            &json!({"candidates": [{"content": {"parts": [{"text": delta}], "role": "model"}, "index": 0}]}).to_string(),
+            line_ending,
+        ),
+        RepeatApi::OpenAi => return None,
+    })
+}
+
+/// The `i`th chunk of a text delta as OpenAI streams it, its `obfuscation` padding (1 to 16
+/// characters, as OpenAI pads to hide the lengths of tokens) different from its neighbours'.
+fn openai_chunk(delta: &str, i: u64) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut state = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let padding: String = (0..1 + i % 16)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(ALPHABET[(state % ALPHABET.len() as u64) as usize])
+        })
+        .collect();
+    json!({
+        "id": "chatcmpl-CjW9xQ0c3ZbTq7Yb8VnR1sKdL2mEa",
+        "object": "chat.completion.chunk",
+        "created": 1_765_000_000,
+        "model": "gpt-5.1-2025-11-13",
+        "service_tier": "default",
+        "system_fingerprint": null,
+        "choices": [{"index": 0, "delta": {"content": delta}, "logprobs": null, "finish_reason": null}],
+        "obfuscation": padding,
+    })
+    .to_string()
 }
 
 /// `event: <name>` then `data` as one event.
@@ -163,6 +201,17 @@ mod tests {
         assert_eq!(field_lines("data", "x", "\r"), b"data: x\r\r");
         assert_eq!(field_lines("data", "x", "\r\n"), b"data: x\r\n\r\n");
         assert_eq!(field_lines("", "note", "\n"), b": note\n\n");
+    }
+
+    #[test]
+    fn openai_chunks_carry_the_delta_and_differ_from_their_neighbours() {
+        let chunks: Vec<Value> = (0..40).map(|i| serde_json::from_str(&openai_chunk("t", i)).unwrap()).collect();
+        for pair in chunks.windows(2) {
+            assert_eq!(pair[0]["choices"][0]["delta"]["content"], "t");
+            assert_ne!(pair[0]["obfuscation"], pair[1]["obfuscation"]);
+        }
+        let lengths: std::collections::HashSet<usize> = chunks.iter().map(|c| c["obfuscation"].as_str().unwrap().len()).collect();
+        assert_eq!(lengths.len(), 16, "padding of 1 to 16 characters");
     }
 
     #[test]
