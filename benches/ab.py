@@ -29,7 +29,7 @@ CASES = [
      [{"$paced": {"count": 10000, "delta": "", "per_second": 2000, "stamp_content": True}}], "ours", ["--latency"], "p99_ns", 1e-3),
 ] + [
     (f"stream_20k {api}, {how} (ms)", api_stream(api, 20000), impl, ["--api", api], "seconds", 1000)
-    for api in ("responses", "anthropic", "gemini") for how, impl in (("Qt signals", "ours"), ("bare C ABI", "cabi"))
+    for api in ("responses", "anthropic", "gemini", "openai") for how, impl in (("Qt signals", "ours"), ("bare C ABI", "cabi"))
 ]
 
 

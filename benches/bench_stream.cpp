@@ -2,7 +2,7 @@
 //
 // Stream delivery against the scripted server (benches/run.py starts it and sets the script).
 //
-//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic|gemini]
+//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic|gemini|openai]
 //                [--dialogs N]
 //
 // --dialogs N (ours, qt): N streams at once from the same server, timed from the first
@@ -20,7 +20,8 @@
 // --api picks the wire protocol (SPEC §H.2): the model's Model::Api for ours and cabi, and for
 // qt the request path and the events it reads (Responses: response.output_text.delta,
 // Anthropic: content_block_delta with a text_delta, Gemini: the first candidate's text parts —
-// each parsed with QJsonDocument).
+// each parsed with QJsonDocument). openai is Chat Completions, named for the scripted server's
+// chunks as OpenAI's own API sends them (every one different).
 //
 // With --latency every delta's content is the server's send time in ns (the $paced
 // directive's stamp_content), and the per-delta latency server write → signal (cabi: →
@@ -356,7 +357,7 @@ int main(int argc, char** argv)
     parser.addOption({QStringLiteral("impl"), QStringLiteral("ours|qt|cabi|raw|rawpost"), QStringLiteral("impl")});
     parser.addOption({QStringLiteral("case"), QStringLiteral("case name"), QStringLiteral("case")});
     parser.addOption({QStringLiteral("latency"), QStringLiteral("deltas carry send times")});
-    parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic|gemini"), QStringLiteral("api")});
+    parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic|gemini|openai"), QStringLiteral("api")});
     parser.addOption({QStringLiteral("dialogs"), QStringLiteral("streams at once (ours, qt)"), QStringLiteral("n"), QStringLiteral("1")});
     parser.process(app);
     const int dialogs = std::max(1, parser.value(QStringLiteral("dialogs")).toInt());

@@ -113,7 +113,7 @@ def main():
             stream_cases += [("stream_20k", [{"$repeat": {"count": 20000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"]),
                              ("stream_300k", [{"$repeat": {"count": 300000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"])]
         if "apis" in groups:
-            for api in ("responses", "anthropic", "gemini"):
+            for api in ("responses", "anthropic", "gemini", "openai"):
                 stream_cases += [(f"stream_20k_{api}", api_stream(api, 20000 // scale), ["ours", "qt", "cabi"])]
         if "memory" in groups:
             stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
@@ -146,7 +146,7 @@ def main():
             # instrument is held on the first core so every run sees the same placement.
             server.pin({min(os.sched_getaffinity(0))} if burners else None)
             lat = ["--latency"] if "_paced_" in case else []
-            lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic", "_gemini")) else []
+            lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic", "_gemini", "_openai")) else []
             lat += ["--dialogs", "16"] if case.startswith("many_16") else []
             try:
                 for _ in range(args.runs):
@@ -212,8 +212,8 @@ def print_table(samples, runs):
     def row(name, ours, base, ratio, target, met):
         lines.append(f"| {name} | {ours} | {base} | {ratio} | {target} | {'yes' if met else ('—' if met is None else 'NO')} |")
 
-    for case in ("stream_20k", "stream_300k", "stream_20k_responses", "stream_20k_anthropic", "stream_20k_gemini"):
-        api = case.rsplit("_", 1)[1] if case.endswith(("_responses", "_anthropic", "_gemini")) else None
+    for case in ("stream_20k", "stream_300k", "stream_20k_responses", "stream_20k_anthropic", "stream_20k_gemini", "stream_20k_openai"):
+        api = case.rsplit("_", 1)[1] if case.endswith(("_responses", "_anthropic", "_gemini", "_openai")) else None
         o, n, f = med(samples, case, "ours")
         q, _, _ = med(samples, case, "qt")
         p, _, _ = med(samples, case, "python")
