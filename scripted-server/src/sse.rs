@@ -52,8 +52,11 @@ pub(crate) async fn stream_events(
                     }
                 }
                 None => {
+                    let chunks = OpenAiChunks::new(delta, line_ending);
+                    let mut event = Vec::new();
                     for i in 0..*count {
-                        writer.write(&field_lines("data", &openai_chunk(delta, i), line_ending)).await?;
+                        chunks.event(i, &mut event);
+                        writer.write(&event).await?;
                     }
                 }
             },
@@ -102,30 +105,49 @@ fn repeated_event(api: RepeatApi, delta: &str, line_ending: &str) -> Option<Vec<
     })
 }
 
-/// The `i`th chunk of a text delta as OpenAI streams it, its `obfuscation` padding (1 to 16
-/// characters, as OpenAI pads to hide the lengths of tokens) different from its neighbours'.
-fn openai_chunk(delta: &str, i: u64) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut state = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let padding: String = (0..1 + i % 16)
-        .map(|_| {
+/// Chat Completions chunks of a text delta as OpenAI's own API streams them, each with an
+/// `obfuscation` padding (1 to 16 characters, as OpenAI pads to hide the lengths of tokens)
+/// different from its neighbours'. Only the padding is made per event: a JSON value built and
+/// written for each made the server, not the readers, what a 20k stream measured.
+struct OpenAiChunks {
+    /// `data: ` and the chunk up to its padding's opening quote.
+    open: Vec<u8>,
+    line_ending: String,
+}
+
+impl OpenAiChunks {
+    fn new(delta: &str, line_ending: &str) -> OpenAiChunks {
+        // In OpenAI's order (a `json!` object would sort its keys).
+        let chunk = format!(
+            concat!(
+                r#"{{"id":"chatcmpl-CjW9xQ0c3ZbTq7Yb8VnR1sKdL2mEa","object":"chat.completion.chunk","created":1765000000,"#,
+                r#""model":"gpt-5.1-2025-11-13","service_tier":"default","system_fingerprint":null,"#,
+                r#""choices":[{{"index":0,"delta":{{"content":{}}},"logprobs":null,"finish_reason":null}}]}}"#
+            ),
+            Value::from(delta)
+        );
+        let mut open = b"data: ".to_vec();
+        open.extend_from_slice(&chunk.as_bytes()[..chunk.len() - 1]);
+        open.extend_from_slice(br#","obfuscation":""#);
+        OpenAiChunks { open, line_ending: line_ending.to_owned() }
+    }
+
+    /// The `i`th event into `out`.
+    fn event(&self, i: u64, out: &mut Vec<u8>) {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        out.clear();
+        out.extend_from_slice(&self.open);
+        let mut state = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        for _ in 0..1 + i % 16 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            char::from(ALPHABET[(state % ALPHABET.len() as u64) as usize])
-        })
-        .collect();
-    json!({
-        "id": "chatcmpl-CjW9xQ0c3ZbTq7Yb8VnR1sKdL2mEa",
-        "object": "chat.completion.chunk",
-        "created": 1_765_000_000,
-        "model": "gpt-5.1-2025-11-13",
-        "service_tier": "default",
-        "system_fingerprint": null,
-        "choices": [{"index": 0, "delta": {"content": delta}, "logprobs": null, "finish_reason": null}],
-        "obfuscation": padding,
-    })
-    .to_string()
+            out.push(ALPHABET[(state % ALPHABET.len() as u64) as usize]);
+        }
+        out.extend_from_slice(b"\"}");
+        out.extend_from_slice(self.line_ending.as_bytes());
+        out.extend_from_slice(self.line_ending.as_bytes());
+    }
 }
 
 /// `event: <name>` then `data` as one event.
@@ -205,7 +227,15 @@ mod tests {
 
     #[test]
     fn openai_chunks_carry_the_delta_and_differ_from_their_neighbours() {
-        let chunks: Vec<Value> = (0..40).map(|i| serde_json::from_str(&openai_chunk("t", i)).unwrap()).collect();
+        let openai = OpenAiChunks::new("t", "\r\n");
+        let mut event = Vec::new();
+        let chunks: Vec<Value> = (0..40)
+            .map(|i| {
+                openai.event(i, &mut event);
+                let line = std::str::from_utf8(&event).unwrap().strip_prefix("data: ").unwrap().strip_suffix("\r\n\r\n").unwrap();
+                serde_json::from_str(line).unwrap()
+            })
+            .collect();
         for pair in chunks.windows(2) {
             assert_eq!(pair[0]["choices"][0]["delta"]["content"], "t");
             assert_ne!(pair[0]["obfuscation"], pair[1]["obfuscation"]);
