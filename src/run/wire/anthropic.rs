@@ -10,6 +10,7 @@ use super::{BodyParts, Events, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::shape::{self, Shape};
+use super::typed::{Fast, Typed};
 use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -291,10 +292,23 @@ struct MessageEvents {
     shape: Shape,
 }
 
-impl MessageEvents {
+impl Fast for MessageEvents {
+    fn shape(&mut self) -> &mut Shape {
+        &mut self.shape
+    }
+
+    /// A text delta changes no state; a thinking delta is kept for its block, so it is never a
+    /// shape.
+    fn piece<'a>(parsed: &Parsed, t: &Typed<'a>) -> Option<&'a str> {
+        match parsed {
+            Parsed::Text(_) => shape::borrowed(t.delta_text.as_ref()),
+            _ => None,
+        }
+    }
+
     /// The block deltas and the end, read without a tree (`typed.rs`); None for every other
     /// event.
-    fn fast(&mut self, t: &super::typed::Typed) -> Option<Parsed> {
+    fn fast(&mut self, t: &Typed) -> Option<Parsed> {
         let index = t.index.unwrap_or(0);
         fn piece<'a>(piece: &'a Option<std::borrow::Cow<str>>) -> Option<&'a str> {
             piece.as_deref().filter(|p| !p.is_empty())
@@ -331,21 +345,10 @@ impl MessageEvents {
 
 impl Events for MessageEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
-        if !self.tree_only {
-            if let Some(parsed) = self.shape.read(data) {
-                return out.push(parsed);
-            }
-            let mut typed = super::typed::Typed::default();
-            if super::typed::read(data, &mut typed)
-                && let Some(parsed) = self.fast(&typed)
-            {
-                // A text delta changes no state; a thinking delta is kept for its block, so it
-                // is never a shape.
-                if matches!(parsed, Parsed::Text(_)) {
-                    self.shape.learn(data, &parsed, shape::borrowed(typed.delta_text.as_ref()));
-                }
-                return out.push(parsed);
-            }
+        if !self.tree_only
+            && let Some(parsed) = self.fast_event(data)
+        {
+            return out.push(parsed);
         }
         let Ok(event @ Value::Object(_)) = serde_json::from_str::<Value>(data) else {
             return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });

@@ -16,6 +16,7 @@ use super::{BodyParts, Events, Failure, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::shape::{self, Shape};
+use super::typed::{Fast, Typed};
 use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
@@ -276,9 +277,18 @@ struct ResponseEvents {
     shape: Shape,
 }
 
-impl ResponseEvents {
+impl Fast for ResponseEvents {
+    fn shape(&mut self) -> &mut Shape {
+        &mut self.shape
+    }
+
+    /// Text and reasoning deltas change no state: their outcome is the event's alone.
+    fn piece<'a>(_: &Parsed, t: &Typed<'a>) -> Option<&'a str> {
+        shape::borrowed(t.delta.as_ref())
+    }
+
     /// The deltas, read without a tree (`typed.rs`); None for every other event.
-    fn fast(&mut self, t: &super::typed::Typed) -> Option<Parsed> {
+    fn fast(&mut self, t: &Typed) -> Option<Parsed> {
         let piece = || t.delta.as_deref().filter(|d| !d.is_empty());
         let delta = || piece().map(DeltaText::new);
         let chunk = super::chunk_or_nothing;
@@ -298,18 +308,10 @@ impl ResponseEvents {
 
 impl Events for ResponseEvents {
     fn event(&mut self, name: &[u8], data: &str, out: &mut Vec<Parsed>) {
-        if !self.tree_only {
-            if let Some(parsed) = self.shape.read(data) {
-                return out.push(parsed);
-            }
-            let mut typed = super::typed::Typed::default();
-            if super::typed::read(data, &mut typed)
-                && let Some(parsed) = self.fast(&typed)
-            {
-                // Text and reasoning deltas change no state: their outcome is the event's alone.
-                self.shape.learn(data, &parsed, shape::borrowed(typed.delta.as_ref()));
-                return out.push(parsed);
-            }
+        if !self.tree_only
+            && let Some(parsed) = self.fast_event(data)
+        {
+            return out.push(parsed);
         }
         let Ok(Value::Object(event)) = serde_json::from_str::<Value>(data) else {
             return out.push(if name == b"error" { super::error_event(data) } else { Parsed::Ignored });

@@ -3,9 +3,37 @@
 //! long stream, and the tree cost twice the whole Chat Completions path per event (20k deltas:
 //! 50 ms through Responses against 22 ms). Events with anything else to read go to the API's
 //! tree reader; what both read must be the same (the `wire_events` fuzz target compares them).
+//! In front of it, the last text delta's shape (`shape.rs`) reads the deltas like it.
 
+use crate::run::chunk::Parsed;
 use crate::run::scan::{self, Scanner};
+use crate::run::shape::Shape;
 use std::borrow::Cow;
+
+/// A typed stream's event reader with a fast path (Responses, Anthropic).
+pub trait Fast {
+    fn shape(&mut self) -> &mut Shape;
+    /// The outcome of an event read into `t`; None leaves it to the tree reader.
+    fn fast(&mut self, t: &Typed) -> Option<Parsed>;
+    /// The string of `t` that `parsed` is the text of, when that outcome changed no state: it
+    /// may become the shape (`shape.rs`).
+    fn piece<'a>(parsed: &Parsed, t: &Typed<'a>) -> Option<&'a str>;
+
+    /// The event by the last text delta's shape, else by [`Fast::fast`]; None leaves it to the
+    /// tree reader.
+    fn fast_event(&mut self, data: &str) -> Option<Parsed> {
+        if let Some(parsed) = self.shape().read(data) {
+            return Some(parsed);
+        }
+        let mut typed = Typed::default();
+        if !read(data, &mut typed) {
+            return None;
+        }
+        let parsed = self.fast(&typed)?;
+        self.shape().learn(data, &parsed, Self::piece(&parsed, &typed));
+        Some(parsed)
+    }
+}
 
 /// The fields a delta event may need; every other member is skipped. A string field that is
 /// not a string reads as absent, as `Value::as_str` reads it; an index that is not an integer
@@ -30,7 +58,7 @@ pub struct Typed<'a> {
 /// Reads `data` into `out` when it is a JSON object; false when it is not (the tree reader
 /// decides, and `out` may hold part of it). Into the caller's slot: a `Typed` is ~220 bytes, and
 /// returned it was copied twice an event (issue 34).
-pub fn read<'a>(data: &'a str, out: &mut Typed<'a>) -> bool {
+fn read<'a>(data: &'a str, out: &mut Typed<'a>) -> bool {
     let mut s = Scanner::new(data);
     s.peek() == Some(b'{') && s.object(|s, key| out.field(s, key)).is_ok() && s.end().is_ok()
 }
