@@ -8,10 +8,12 @@
 //! text has no byte a JSON string escapes, the full read would give the same outcome with the
 //! new text: the readers are deterministic, read the bytes before the text exactly as last
 //! time, end the text at the same closing quote, and read the bytes after it as last time; and
-//! the outcome of a text event depends on nothing else (no reader keeps state for one). Such an
-//! event costs two comparisons and a look at its text instead of a walk (issue 34). Events
-//! with a member that changes every time (OpenAI's `obfuscation`, Responses'
-//! `sequence_number`) never match; they are read in full as before.
+//! the outcome depends on nothing else, because only events that change no reader state are
+//! learnt (the caller's promise to [`Shape::learn`]; Anthropic's thinking deltas do keep state
+//! and are never offered). Such an event costs two comparisons and a look at its text instead
+//! of a walk (issue 34). Events with a member that changes every time (OpenAI's
+//! `obfuscation`, Responses' `sequence_number`, Gemini's `usageMetadata` where it counts the
+//! tokens so far) never match; they are read in full as before.
 
 use super::chunk::Parsed;
 use super::scan;
@@ -27,7 +29,8 @@ pub struct Shape {
     /// The bytes after its text (from the closing quote).
     tail: usize,
     reasoning: bool,
-    /// The text events read in full since the last one the shape read. Where every event
+    /// The text events offered to `learn` (read in full, their piece a slice of the event)
+    /// since the last one the shape read. Where every event
     /// differs (OpenAI's `obfuscation`) only the 1st, 2nd, 4th, 8th … of them is learnt: a copy
     /// of each cost 8 % of such an event.
     misses: u32,

@@ -282,7 +282,8 @@ impl Fast for ResponseEvents {
         &mut self.shape
     }
 
-    /// Text and reasoning deltas change no state: their outcome is the event's alone.
+    /// Text and reasoning deltas change no state: their outcome is the event's alone. (A
+    /// Responses reader that kept reasoning text for an item would have to leave it out here.)
     fn piece<'a>(_: &Parsed, t: &Typed<'a>) -> Option<&'a str> {
         shape::borrowed(t.delta.as_ref())
     }
