@@ -11,9 +11,14 @@
 //! the outcome depends on nothing else, because only events that change no reader state are
 //! learnt (the caller's promise to [`Shape::learn`]; Anthropic's thinking deltas do keep state
 //! and are never offered). Such an event costs two comparisons and a look at its text instead
-//! of a walk (issue 34). Events with a member that changes every time (OpenAI's
-//! `obfuscation`, Responses' `sequence_number`, Gemini's `usageMetadata` where it counts the
-//! tokens so far) never match; they are read in full as before.
+//! of a walk (issue 34).
+//!
+//! Some members differ in every event: OpenAI's `obfuscation` padding (Chat Completions and
+//! Responses) and Responses' `sequence_number`. A reader that skips such a member of the
+//! top-level object whatever its value names it ([`Ignored`]); its value is then a hole in the
+//! shape, which any value of the same kind fills (a string without escapes, a count), and the
+//! argument above holds as it stands. Members that count (Gemini's `usageMetadata`, the tokens
+//! so far) are read, never holes: such events are read in full.
 
 use super::chunk::Parsed;
 use super::scan;
@@ -29,44 +34,162 @@ pub struct Shape {
     /// The bytes after its text (from the closing quote).
     tail: usize,
     reasoning: bool,
+    /// The values in `event` of the members the reader ignores, in the order of the event.
+    holes: Vec<Hole>,
+    /// The members the reader skips whatever their value (`Shape::ignoring`).
+    ignored: &'static [Ignored],
     /// The text events offered to `learn` (read in full, their piece a slice of the event)
-    /// since the last one the shape read. Where every event
-    /// differs (OpenAI's `obfuscation`) only the 1st, 2nd, 4th, 8th … of them is learnt: a copy
-    /// of each cost 8 % of such an event.
+    /// since the last one the shape read. Where every event differs in a way no hole covers,
+    /// only the 1st, 2nd, 4th, 8th … of them, and every 64th after that, is learnt: a copy of
+    /// each cost 8 % of such an event, and a stream that settles into a shape late still
+    /// finds it within 64 events.
     misses: u32,
 }
 
+/// A member of the top-level object that a reader skips whatever its value is.
+#[derive(Debug, Clone, Copy)]
+pub struct Ignored {
+    name: &'static str,
+    kind: Kind,
+}
+
+impl Ignored {
+    /// A string member (OpenAI's `obfuscation`).
+    pub const fn string(name: &'static str) -> Self {
+        Self { name, kind: Kind::String }
+    }
+
+    /// A member that counts (Responses' `sequence_number`).
+    pub const fn count(name: &'static str) -> Self {
+        Self { name, kind: Kind::Count }
+    }
+}
+
+/// The values a hole takes: only ones whose bytes end unambiguously and that the reader's skip
+/// accepts, so that the event around them stays the JSON it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The characters of a string with nothing a JSON string escapes (the quotes are not part
+    /// of the hole).
+    String,
+    /// A JSON integer of at most 18 digits without a sign.
+    Count,
+}
+
+impl Kind {
+    /// The length of the value that starts `bytes`.
+    fn forward(self, bytes: &[u8]) -> Option<usize> {
+        let n = match self {
+            Kind::String => memchr::memchr(b'"', bytes)?,
+            Kind::Count => bytes.iter().take_while(|b| b.is_ascii_digit()).count(),
+        };
+        self.holds(&bytes[..n]).then_some(n)
+    }
+
+    /// The length of the value that ends `bytes`.
+    fn backward(self, bytes: &[u8]) -> Option<usize> {
+        let n = match self {
+            Kind::String => bytes.len() - memchr::memrchr(b'"', bytes)? - 1,
+            Kind::Count => bytes.iter().rev().take_while(|b| b.is_ascii_digit()).count(),
+        };
+        self.holds(&bytes[bytes.len() - n..]).then_some(n)
+    }
+
+    fn holds(self, value: &[u8]) -> bool {
+        match self {
+            Kind::String => scan::plain(value),
+            Kind::Count => matches!(value, [b'0'] | [b'1'..=b'9', ..]) && value.len() <= 18,
+        }
+    }
+}
+
+/// Where a hole's value is in the learnt event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hole {
+    at: usize,
+    len: usize,
+    kind: Kind,
+}
+
 impl Shape {
+    /// A shape for a reader that skips `ignored` in the top-level object whatever its value.
+    pub fn ignoring(ignored: &'static [Ignored]) -> Self {
+        Self { ignored, ..Self::default() }
+    }
+
     /// What a full read of `data` would give, when it has the shape; None reads it in full.
     pub fn read(&mut self, data: &str) -> Option<Parsed> {
         let bytes = data.as_bytes();
-        let end = bytes.len().checked_sub(self.tail)?;
-        // Nothing is learnt yet (a learnt head holds at least the opening quote), or the text is
-        // empty, which reads as nothing and is left to the full read. The tail first: where
-        // events differ, it is mostly there (ids and paddings after the text).
-        if self.head == 0
-            || end <= self.head
-            || bytes[end..] != self.event[self.event.len() - self.tail..]
-            || bytes[..self.head] != self.event[..self.head]
-            || !scan::plain(&bytes[self.head..end])
-        {
+        // Nothing is learnt yet (a learnt head holds at least the opening quote).
+        if self.head == 0 {
+            return None;
+        }
+        let (start, end) = if self.holes.is_empty() {
+            let end = bytes.len().checked_sub(self.tail)?;
+            // An empty text reads as nothing and is left to the full read. The tail first:
+            // where events differ, it is mostly there (ids and paddings after the text).
+            if end <= self.head || bytes[end..] != self.event[self.event.len() - self.tail..] || bytes[..self.head] != self.event[..self.head] {
+                return None;
+            }
+            (self.head, end)
+        } else {
+            self.around_holes(bytes)?
+        };
+        if !scan::plain(&bytes[start..end]) {
             return None;
         }
         self.misses = 0;
         // Both ends are next to a quote, so on character boundaries.
-        let text = DeltaText::from(&data[self.head..end]);
+        let text = DeltaText::from(&data[start..end]);
         Some(if self.reasoning { Parsed::Reasoning(text) } else { Parsed::Text(text) })
+    }
+
+    /// Where the text of `bytes` is when it has the shape with its holes filled: the bytes
+    /// between the holes compared from the end back to the text, then from the start on.
+    #[inline(never)]
+    fn around_holes(&self, bytes: &[u8]) -> Option<(usize, usize)> {
+        let event = &self.event[..];
+        let (before, after) = self.holes.split_at(self.holes.partition_point(|hole| hole.at < self.head));
+        let same = |from: usize, fixed: &[u8]| bytes.get(from..from + fixed.len()) == Some(fixed);
+        let (mut end, mut upto) = (bytes.len(), event.len());
+        for hole in after.iter().rev() {
+            let fixed = &event[hole.at + hole.len..upto];
+            end = end.checked_sub(fixed.len())?;
+            if !same(end, fixed) {
+                return None;
+            }
+            end -= hole.kind.backward(&bytes[..end])?;
+            upto = hole.at;
+        }
+        let fixed = &event[event.len() - self.tail..upto];
+        let end = end.checked_sub(fixed.len())?;
+        if !same(end, fixed) {
+            return None;
+        }
+        let (mut start, mut from) = (0, 0);
+        for hole in before {
+            let fixed = &event[from..hole.at];
+            if !same(start, fixed) {
+                return None;
+            }
+            start += fixed.len();
+            start += hole.kind.forward(bytes.get(start..end)?)?;
+            from = hole.at + hole.len;
+        }
+        let fixed = &event[from..self.head];
+        (same(start, fixed) && start + fixed.len() < end).then_some((start + fixed.len(), end))
     }
 
     /// Takes `data` as the shape when its full read gave `parsed`, a piece of text or reasoning
     /// that is `piece`: a string the scanner borrowed from `data` (so it had no escapes, and a
     /// quote on each side; see [`borrowed`]). The caller vouches that the outcome depended on
-    /// nothing but `data`; anything else leaves the shape as it was.
+    /// nothing but `data` and that `data` is the JSON object it read; anything else leaves the
+    /// shape as it was.
     #[inline]
     pub fn learn(&mut self, data: &str, parsed: &Parsed, piece: Option<&str>) {
         if let (Parsed::Text(text) | Parsed::Reasoning(text), Some(piece)) = (parsed, piece) {
             self.misses = self.misses.saturating_add(1);
-            if self.misses.is_power_of_two() {
+            if self.misses.is_power_of_two() || self.misses.is_multiple_of(64) {
                 self.take(data, text, piece, matches!(parsed, Parsed::Reasoning(_)));
             }
         }
@@ -89,7 +212,53 @@ impl Shape {
         self.head = head;
         self.tail = bytes.len() - head - piece.len();
         self.reasoning = reasoning;
+        self.holes.clear();
+        // A member's value never spans the text in a JSON object; `around_holes` counts on it.
+        let apart = |hole: &Hole| hole.at + hole.len < head || hole.at > head + piece.len();
+        for ignored in self.ignored {
+            self.holes.extend(holes(bytes, ignored).filter(apart));
+        }
+        self.holes.sort_unstable_by_key(|hole| hole.at);
     }
+}
+
+/// The values of `ignored` in the top-level object of `bytes`, a JSON object: each `"name":`
+/// after a `{` or `,` outside any string, at depth one, whose value is of its kind.
+fn holes<'a>(bytes: &'a [u8], ignored: &'a Ignored) -> impl Iterator<Item = Hole> + 'a {
+    memchr::memmem::find_iter(bytes, ignored.name.as_bytes()).filter_map(move |at| {
+        let key = at.checked_sub(2)?;
+        let colon = at + ignored.name.len();
+        let named = matches!(bytes[key..at], [b'{' | b',', b'"']) && bytes.get(colon..colon + 2) == Some(b"\":");
+        if !named || depth_at(&bytes[..key + 1]) != Some(1) {
+            return None;
+        }
+        let value = colon + 2;
+        let at = value + usize::from(ignored.kind == Kind::String);
+        if ignored.kind == Kind::String && bytes.get(value) != Some(&b'"') {
+            return None;
+        }
+        let len = ignored.kind.forward(bytes.get(at..)?)?;
+        // The value must end where the event's JSON says it ends: a string at its closing
+        // quote, a count before the next member or the object's end (not "1.5" or "1e3").
+        let next = bytes.get(at + len + usize::from(ignored.kind == Kind::String))?;
+        matches!(next, b',' | b'}').then_some(Hole { at, len, kind: ignored.kind })
+    })
+}
+
+/// The depth of nesting after `bytes`, the start of a JSON text; None inside a string.
+fn depth_at(bytes: &[u8]) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in bytes {
+        match (in_string, b) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (false, b'{' | b'[') => depth += 1,
+            (false, b'}' | b']') => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+    }
+    (!in_string).then_some(depth)
 }
 
 /// A string the scanner read without unescaping it: a slice of the event.
@@ -176,5 +345,77 @@ mod tests {
         let mut shape = Shape::default();
         shape.learn(data, &Parsed::Reasoning("xy".into()), Some(&data[6..8]));
         assert_eq!(shape.read(r#"{"a":"zz"}"#), Some(Parsed::Reasoning("zz".into())));
+    }
+
+    const PADDED: &[Ignored] = &[Ignored::count("seq"), Ignored::string("pad")];
+
+    /// A shape learnt from `data`, whose text is the value of its member `t`.
+    fn learnt_around(ignored: &'static [Ignored], data: &str) -> Shape {
+        let mut shape = Shape::ignoring(ignored);
+        let from = data.find(r#""t":""#).unwrap() + 5;
+        let piece = &data[from..from + data[from..].find('"').unwrap()];
+        shape.learn(data, &Parsed::Text(piece.into()), Some(piece));
+        shape
+    }
+
+    #[test]
+    fn members_the_reader_ignores_are_holes_any_value_of_their_kind_fills() {
+        let mut shape = learnt_around(PADDED, r#"{"seq":9,"t":"abc","n":1,"pad":"xyz"}"#);
+        assert_eq!(shape.holes.len(), 2);
+        for (data, text) in [
+            (r#"{"seq":10,"t":"é, x","n":1,"pad":"q"}"#, Some("é, x")),
+            (r#"{"seq":0,"t":"a","n":1,"pad":""}"#, Some("a")),
+            (r#"{"seq":123456789012345678,"t":"a","n":1,"pad":"a:b,c}"}"#, Some("a")),
+            (r#"{"seq":9,"t":"abc","n":1,"pad":"xyz"}"#, Some("abc")),
+            (r#"{"seq":05,"t":"a","n":1,"pad":"q"}"#, None),   // not JSON
+            (r#"{"seq":-1,"t":"a","n":1,"pad":"q"}"#, None),   // not a count
+            (r#"{"seq":1.5,"t":"a","n":1,"pad":"q"}"#, None),
+            (r#"{"seq":1234567890123456789,"t":"a","n":1,"pad":"q"}"#, None),
+            (r#"{"seq":"1","t":"a","n":1,"pad":"q"}"#, None),
+            (r#"{"seq":1,"t":"a","n":1,"pad":"q\"r"}"#, None), // an escape
+            (r#"{"seq":1,"t":"a","n":1,"pad":"q"r"}"#, None),  // not JSON
+            (r#"{"seq":1,"t":"a","n":2,"pad":"q"}"#, None),    // a member that is read
+            (r#"{"seq":1,"t":"","n":1,"pad":"q"}"#, None),     // empty: the full read decides
+            (r#"{"seq":1,"t":"a\nb","n":1,"pad":"q"}"#, None),
+            (r#"{"seq":1,"t":"a","n":1,"pad":1}"#, None),
+            (r#"{"seq":,"t":"a","n":1,"pad":"q"}"#, None),
+            (r#"{"seq":1,"t":"a","n":1,"pad":"q"} "#, None),
+            (r#"{"seq":1"#, None),
+            ("", None),
+        ] {
+            assert_eq!(shape.read(data), text.map(|t| Parsed::Text(t.into())), "{data}");
+        }
+    }
+
+    #[test]
+    fn only_top_level_members_of_their_kind_are_holes() {
+        for data in [
+            r#"{"x":{"pad":"a"},"t":"abc"}"#,       // nested
+            r#"{"x":[{"seq":1}],"t":"abc"}"#,
+            r#"{"seq":1.5,"t":"abc"}"#,               // a count that is not an integer
+            r#"{"seq":"1","t":"abc","pad":7}"#,       // the other kind
+            r#"{"t":"abc","xpad":"a","pads":"b"}"#,   // other names
+        ] {
+            assert_eq!(learnt_around(PADDED, data).holes, [], "{data}");
+        }
+        // Brackets inside strings are not nesting.
+        let data = r#"{"s":"{[","pad":"a","t":"abc","u":"}]}"}"#;
+        let mut shape = learnt_around(PADDED, data);
+        assert_eq!(shape.holes.len(), 1);
+        assert_eq!(shape.read(r#"{"s":"{[","pad":"bc","t":"d","u":"}]}"}"#), Some(Parsed::Text("d".into())));
+        // A reader that names nothing has no holes.
+        assert_eq!(learnt_around(&[], r#"{"seq":9,"t":"abc","pad":"x"}"#).holes, []);
+    }
+
+    #[test]
+    fn a_stream_that_settles_late_is_learnt_within_64_events() {
+        let mut shape = Shape::default();
+        for miss in 1..=64 {
+            let data = format!(r#"{{"t":"x","o":"{miss}"}}"#);
+            assert_eq!(shape.read(&data), None);
+            let piece = &data[6..7];
+            shape.learn(&data, &Parsed::Text(piece.into()), Some(piece));
+        }
+        assert_eq!(shape.read(r#"{"t":"y","o":"64"}"#), Some(Parsed::Text("y".into())));
     }
 }

@@ -66,9 +66,14 @@ impl Wire for ChatCompletions {
 
 /// Chat Completions events are independent chunks: nothing between them but the shape of the
 /// last piece of answer, which reads the next one like it faster (`shape.rs`).
-#[derive(Default)]
 struct ChunkEvents {
     shape: Shape,
+}
+
+impl Default for ChunkEvents {
+    fn default() -> Self {
+        Self { shape: Shape::ignoring(chunk::IGNORED) }
+    }
 }
 
 impl Events for ChunkEvents {

@@ -15,7 +15,7 @@
 use super::{BodyParts, Events, Failure, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
-use crate::run::shape::{self, Shape};
+use crate::run::shape::{self, Ignored, Shape};
 use super::typed::{Fast, Typed};
 use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
 use crate::run::pairing::{self, Turn};
@@ -264,9 +264,12 @@ fn end_of(response: &Value) -> Vec<Parsed> {
     out
 }
 
+/// What OpenAI's events carry that differs in every one: a count and a padding. The fast path
+/// skips both (`Typed::field`), so they are holes in a delta's shape (`shape.rs`).
+const IGNORED: &[Ignored] = &[Ignored::count("sequence_number"), Ignored::string("obfuscation")];
+
 /// One attempt's stream: which function-call items were announced and which got argument
 /// deltas, so an item's `done` event adds only what its deltas did not bring.
-#[derive(Default)]
 struct ResponseEvents {
     /// output_index → (announced by `output_item.added`, arguments streamed).
     calls: HashMap<i64, (bool, bool)>,
@@ -275,6 +278,12 @@ struct ResponseEvents {
     tree_only: bool,
     /// The last text delta's, for reading the next one like it (`shape.rs`).
     shape: Shape,
+}
+
+impl Default for ResponseEvents {
+    fn default() -> Self {
+        Self { calls: HashMap::new(), order: OutputOrder::default(), tree_only: false, shape: Shape::ignoring(IGNORED) }
+    }
 }
 
 impl Fast for ResponseEvents {
@@ -398,6 +407,39 @@ mod tests {
                 Parsed::Done,
             ]
         );
+    }
+
+    #[test]
+    fn openai_deltas_read_around_their_count_and_padding_as_the_tree_reads_them() {
+        // The order OpenAI sends, and the SDK's (alphabetical): the holes before and after the
+        // text, or both after it.
+        let sent = |n: usize, delta: &str, padding: &str| {
+            format!(
+                r#"{{"type":"response.output_text.delta","sequence_number":{n},"item_id":"msg_1","output_index":0,"content_index":0,"delta":"{delta}","logprobs":[],"obfuscation":"{padding}"}}"#
+            )
+        };
+        let sorted = |n: usize, delta: &str, padding: &str| {
+            format!(
+                r#"{{"content_index":0,"delta":"{delta}","item_id":"msg_1","logprobs":[],"obfuscation":"{padding}","output_index":0,"sequence_number":{n},"type":"response.output_text.delta"}}"#
+            )
+        };
+        for event in [sent, sorted] {
+            let (mut fast, mut tree) = (ResponseEvents::default(), ResponseEvents { tree_only: true, ..ResponseEvents::default() });
+            let (mut got, mut want, mut shaped) = (Vec::new(), Vec::new(), 0);
+            for n in 7..200 {
+                let data = event(n, &format!("w{n} "), &"x".repeat(1 + n % 16));
+                shaped += usize::from(fast.shape.read(&data).is_some());
+                fast.event(b"response.output_text.delta", &data, &mut got);
+                tree.event(b"response.output_text.delta", &data, &mut want);
+            }
+            for data in [event(200, "a\\nb", "p"), event(201, "c", "p\\"), event(202, "", "p"), event(203, "d", "p").replace(":0,", ":1,")] {
+                assert!(fast.shape.read(&data).is_none(), "{data}");
+                fast.event(b"response.output_text.delta", &data, &mut got);
+                tree.event(b"response.output_text.delta", &data, &mut want);
+            }
+            assert_eq!(got, want);
+            assert_eq!(shaped, 192, "all but the first");
+        }
     }
 
     #[test]
