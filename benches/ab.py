@@ -15,7 +15,7 @@ import statistics
 import subprocess
 import urllib.request
 
-from run import api_stream
+from run import APIS, WIRE, api_stream
 
 CASES = [
     ("stream_20k, Qt signals (ms)", [{"$repeat": {"count": 20000, "delta": "t"}}], "ours", [], "seconds", 1000),
@@ -28,8 +28,8 @@ CASES = [
     ("per-delta latency p99, paced 2,000/s (µs)",
      [{"$paced": {"count": 10000, "delta": "", "per_second": 2000, "stamp_content": True}}], "ours", ["--latency"], "p99_ns", 1e-3),
 ] + [
-    (f"stream_20k {api}, {how} (ms)", api_stream(api, 20000), impl, ["--api", api], "seconds", 1000)
-    for api in ("responses", "anthropic", "gemini", "openai") for how, impl in (("Qt signals", "ours"), ("bare C ABI", "cabi"))
+    (f"stream_20k {api}, {how} (ms)", api_stream(api, 20000), impl, ["--api", WIRE.get(api, api)], "seconds", 1000)
+    for api in APIS for how, impl in (("Qt signals", "ours"), ("bare C ABI", "cabi"))
 ]
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Counts the instructions a stream costs per delta, on each thread, with callgrind.
 
-    benches/instructions.py BUILD [BUILD ...] [--apis chat,responses,anthropic,gemini]
+    benches/instructions.py BUILD [BUILD ...] [--apis chat,responses,anthropic,gemini,openai,openai-responses]
                             [--impls cabi,ours] [--deltas N]
 
 Each BUILD is a benches/run.sh build directory. A change of a few per cent is below what the
@@ -19,7 +19,7 @@ import os
 import subprocess
 import tempfile
 
-from run import Server, api_stream
+from run import WIRE, Server, api_stream
 
 
 def thread_instructions(prefix):
@@ -53,7 +53,7 @@ def main():
                         out = subprocess.run(
                             ["valgrind", "--tool=callgrind", "--separate-threads=yes", f"--callgrind-out-file={prefix}", "-q",
                              exe, "--port", str(server.port), "--impl", impl, "--case", "ir",
-                             "--api", api],
+                             "--api", WIRE.get(api, api)],
                             capture_output=True, text=True, check=True).stdout
                         assert f'"deltas":{args.deltas}' in out, out
                         main_thread, *others = thread_instructions(prefix + "-")

@@ -45,10 +45,16 @@ class Server:
         self.proc.wait(timeout=10)
 
 
+APIS = ("responses", "anthropic", "gemini", "openai", "openai-responses")
+# bench_stream's --api for each stream: OpenAI's own streams are read through their API.
+WIRE = {"openai": "chat", "openai-responses": "responses"}
+
+
 def api_stream(api, count):
     """The events of a stream of `count` one-letter text deltas through `api` ("chat",
-    "responses", "anthropic", "gemini", or "openai": Chat Completions as OpenAI's own API sends
-    it, every chunk different), with the events that open and close the API's round."""
+    "responses", "anthropic", "gemini", or as OpenAI's own API sends them, every event
+    different: "openai" for Chat Completions, "openai-responses" for Responses), with the events
+    that open and close the API's round."""
     opening, closing = {
         "chat": ([], []),
         "responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
@@ -58,6 +64,8 @@ def api_stream(api, count):
                       [{"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
                        {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
         "openai": ([], []),
+        "openai-responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
+                             [{"$event": {"name": "response.completed", "data": {"type": "response.completed", "response": {"status": "completed"}}}}]),
         "gemini": ([], [{"candidates": [{"finishReason": "STOP", "index": 0}],
                          "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": count, "totalTokenCount": 1 + count}}]),
     }[api]
@@ -113,7 +121,7 @@ def main():
             stream_cases += [("stream_20k", [{"$repeat": {"count": 20000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"]),
                              ("stream_300k", [{"$repeat": {"count": 300000 // scale, "delta": "t"}}], ["ours", "qt", "cabi", "python"])]
         if "apis" in groups:
-            for api in ("responses", "anthropic", "gemini", "openai"):
+            for api in APIS:
                 stream_cases += [(f"stream_20k_{api}", api_stream(api, 20000 // scale), ["ours", "qt", "cabi"])]
         if "memory" in groups:
             stream_cases += [("stream_100MB", [{"$repeat": {"count": 1000000 // scale, "delta": "x" * 100}}], ["ours", "qt", "cabi"])]
@@ -146,7 +154,8 @@ def main():
             # instrument is held on the first core so every run sees the same placement.
             server.pin({min(os.sched_getaffinity(0))} if burners else None)
             lat = ["--latency"] if "_paced_" in case else []
-            lat += ["--api", case.rsplit("_", 1)[1]] if case.endswith(("_responses", "_anthropic", "_gemini", "_openai")) else []
+            api = case.rsplit("_", 1)[1] if case.startswith("stream_20k_") else None
+            lat += ["--api", WIRE.get(api, api)] if api else []
             lat += ["--dialogs", "16"] if case.startswith("many_16") else []
             try:
                 for _ in range(args.runs):
@@ -212,8 +221,8 @@ def print_table(samples, runs):
     def row(name, ours, base, ratio, target, met):
         lines.append(f"| {name} | {ours} | {base} | {ratio} | {target} | {'yes' if met else ('—' if met is None else 'NO')} |")
 
-    for case in ("stream_20k", "stream_300k", "stream_20k_responses", "stream_20k_anthropic", "stream_20k_gemini", "stream_20k_openai"):
-        api = case.rsplit("_", 1)[1] if case.endswith(("_responses", "_anthropic", "_gemini", "_openai")) else None
+    for case in ["stream_20k", "stream_300k"] + [f"stream_20k_{api}" for api in APIS]:
+        api = case.rsplit("_", 1)[1] if case.startswith("stream_20k_") else None
         o, n, f = med(samples, case, "ours")
         q, _, _ = med(samples, case, "qt")
         p, _, _ = med(samples, case, "python")

@@ -56,7 +56,7 @@
 //! | `{"$sleep_ms": n}` | nothing; pauses n milliseconds |
 //! | `{"$reset": true}` | aborts the connection (SO_LINGER 0, close): the client sees ECONNRESET |
 //! | `{"$stall": true}` | nothing more, ever; the connection stays open until the client closes it or the server shuts down |
-//! | `{"$repeat": {"count": N, "delta": "text"}}` | N chunks `{"choices":[{"index":0,"delta":{"content":"text"}}]}` as fast as possible, generated on the fly; with `"api": "responses"`, `"anthropic"` or `"gemini"` N `response.output_text.delta` or `content_block_delta` events or Gemini text chunks instead, with `"openai"` chunks as OpenAI's own API sends them (every one different: an `obfuscation` padding) |
+//! | `{"$repeat": {"count": N, "delta": "text"}}` | N chunks `{"choices":[{"index":0,"delta":{"content":"text"}}]}` as fast as possible, generated on the fly; with `"api": "responses"`, `"anthropic"` or `"gemini"` N `response.output_text.delta` or `content_block_delta` events or Gemini text chunks instead, with `"openai"` chunks and with `"openai-responses"` Responses deltas as OpenAI's own API sends them (every one different: an `obfuscation` padding, and Responses' `sequence_number`) |
 //! | `{"$paced": {"count": N, "delta": "text", "per_second": R}}` | the same chunks at R per second, each with `"vi_sent_ns"` (send time in nanoseconds since the UNIX epoch) after `choices`; optional `"stamp_content": true` also appends that number to each chunk's content (for latency measured from the delta alone) |
 //!
 //! A directive is an object with exactly one key, which starts with `$`. Each listed event is

@@ -121,6 +121,9 @@ pub(crate) enum RepeatApi {
     /// Chat Completions as OpenAI's own API streams it: ids, a fingerprint, `logprobs` and
     /// `finish_reason` in every chunk, and an `obfuscation` padding that differs in each.
     OpenAi,
+    /// Responses' text deltas as OpenAI's own API streams them: a `sequence_number` that counts
+    /// and an `obfuscation` padding that differs in each.
+    OpenAiResponses,
 }
 
 /// One item of a step's `events` list.
@@ -346,7 +349,8 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
                 Some(Value::String(name)) if name == "anthropic" => RepeatApi::Anthropic,
                 Some(Value::String(name)) if name == "gemini" => RepeatApi::Gemini,
                 Some(Value::String(name)) if name == "openai" => RepeatApi::OpenAi,
-                Some(_) => return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\" or \"openai\"".into()),
+                Some(Value::String(name)) if name == "openai-responses" => RepeatApi::OpenAiResponses,
+                Some(_) => return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\", \"openai\" or \"openai-responses\"".into()),
             };
             let args = arguments(&plain, "$repeat", &["count", "delta"])?;
             Ok(Event::Repeat {

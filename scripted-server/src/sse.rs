@@ -52,7 +52,7 @@ pub(crate) async fn stream_events(
                     }
                 }
                 None => {
-                    let chunks = OpenAiChunks::new(delta, line_ending);
+                    let chunks = OpenAiEvents::new(*api, delta, line_ending);
                     let mut event = Vec::new();
                     for i in 0..*count {
                         chunks.event(i, &mut event);
@@ -101,35 +101,49 @@ fn repeated_event(api: RepeatApi, delta: &str, line_ending: &str) -> Option<Vec<
             &json!({"candidates": [{"content": {"parts": [{"text": delta}], "role": "model"}, "index": 0}]}).to_string(),
             line_ending,
         ),
-        RepeatApi::OpenAi => return None,
+        RepeatApi::OpenAi | RepeatApi::OpenAiResponses => return None,
     })
 }
 
-/// Chat Completions chunks of a text delta as OpenAI's own API streams them, each with an
+/// The events of a text delta as OpenAI's own API streams them (Chat Completions chunks, or
+/// Responses' `response.output_text.delta` with its `sequence_number`), each with an
 /// `obfuscation` padding (1 to 16 characters, as OpenAI pads to hide the lengths of tokens)
-/// different from its neighbours'. Only the padding is made per event: a JSON value built and
-/// written for each made the server, not the readers, what a 20k stream measured.
-struct OpenAiChunks {
-    /// `data: ` and the chunk up to its padding's opening quote.
+/// different from its neighbours'. Only the count and the padding are made per event: a JSON
+/// value built and written for each made the server, not the readers, what a 20k stream
+/// measured.
+struct OpenAiEvents {
+    /// The event up to its `sequence_number` (Responses), or to its padding's opening quote.
     open: Vec<u8>,
+    /// From after the `sequence_number` to the padding's opening quote; None for chunks.
+    counted: Option<Vec<u8>>,
     line_ending: String,
 }
 
-impl OpenAiChunks {
-    fn new(delta: &str, line_ending: &str) -> OpenAiChunks {
+impl OpenAiEvents {
+    fn new(api: RepeatApi, delta: &str, line_ending: &str) -> OpenAiEvents {
         // In OpenAI's order (a `json!` object would sort its keys).
+        let delta = Value::from(delta);
+        if api == RepeatApi::OpenAiResponses {
+            let open = format!(
+                r#"event: response.output_text.delta{line_ending}data: {{"type":"response.output_text.delta","sequence_number":"#
+            );
+            let counted = format!(
+                r#","item_id":"msg_0c5e8f1a9b7d4c2e0068f1d2a3b4c5d6","output_index":1,"content_index":0,"delta":{delta},"logprobs":[],"obfuscation":""#
+            );
+            return OpenAiEvents { open: open.into_bytes(), counted: Some(counted.into_bytes()), line_ending: line_ending.to_owned() };
+        }
         let chunk = format!(
             concat!(
                 r#"{{"id":"chatcmpl-CjW9xQ0c3ZbTq7Yb8VnR1sKdL2mEa","object":"chat.completion.chunk","created":1765000000,"#,
                 r#""model":"gpt-5.1-2025-11-13","service_tier":"default","system_fingerprint":null,"#,
                 r#""choices":[{{"index":0,"delta":{{"content":{}}},"logprobs":null,"finish_reason":null}}]}}"#
             ),
-            Value::from(delta)
+            delta
         );
         let mut open = b"data: ".to_vec();
         open.extend_from_slice(&chunk.as_bytes()[..chunk.len() - 1]);
         open.extend_from_slice(br#","obfuscation":""#);
-        OpenAiChunks { open, line_ending: line_ending.to_owned() }
+        OpenAiEvents { open, counted: None, line_ending: line_ending.to_owned() }
     }
 
     /// The `i`th event into `out`.
@@ -137,6 +151,12 @@ impl OpenAiChunks {
         const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
         out.clear();
         out.extend_from_slice(&self.open);
+        if let Some(counted) = &self.counted {
+            // After the events that open a response (`response.created`, the item's and the
+            // part's `added`), as OpenAI counts.
+            out.extend_from_slice((i + 4).to_string().as_bytes());
+            out.extend_from_slice(counted);
+        }
         let mut state = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         for _ in 0..1 + i % 16 {
             state ^= state << 13;
@@ -225,23 +245,33 @@ mod tests {
         assert_eq!(field_lines("", "note", "\n"), b": note\n\n");
     }
 
-    #[test]
-    fn openai_chunks_carry_the_delta_and_differ_from_their_neighbours() {
-        let openai = OpenAiChunks::new("t", "\r\n");
+    /// The data of each of `count` events of `api` as OpenAI sends them.
+    fn openai_events(api: RepeatApi, count: u64) -> Vec<Value> {
+        let openai = OpenAiEvents::new(api, "t", "\r\n");
         let mut event = Vec::new();
-        let chunks: Vec<Value> = (0..40)
+        (0..count)
             .map(|i| {
                 openai.event(i, &mut event);
-                let line = std::str::from_utf8(&event).unwrap().strip_prefix("data: ").unwrap().strip_suffix("\r\n\r\n").unwrap();
-                serde_json::from_str(line).unwrap()
+                let text = std::str::from_utf8(&event).unwrap().strip_suffix("\r\n\r\n").unwrap();
+                let text = text.strip_prefix("event: response.output_text.delta\r\n").unwrap_or(text);
+                serde_json::from_str(text.strip_prefix("data: ").unwrap()).unwrap()
             })
-            .collect();
-        for pair in chunks.windows(2) {
-            assert_eq!(pair[0]["choices"][0]["delta"]["content"], "t");
-            assert_ne!(pair[0]["obfuscation"], pair[1]["obfuscation"]);
+            .collect()
+    }
+
+    #[test]
+    fn openai_events_carry_the_delta_and_differ_from_their_neighbours() {
+        for (api, delta) in [(RepeatApi::OpenAi, "/choices/0/delta/content"), (RepeatApi::OpenAiResponses, "/delta")] {
+            let events = openai_events(api, 40);
+            for pair in events.windows(2) {
+                assert_eq!(pair[0].pointer(delta).unwrap(), "t");
+                assert_ne!(pair[0]["obfuscation"], pair[1]["obfuscation"]);
+            }
+            let lengths: std::collections::HashSet<usize> = events.iter().map(|c| c["obfuscation"].as_str().unwrap().len()).collect();
+            assert_eq!(lengths.len(), 16, "padding of 1 to 16 characters");
         }
-        let lengths: std::collections::HashSet<usize> = chunks.iter().map(|c| c["obfuscation"].as_str().unwrap().len()).collect();
-        assert_eq!(lengths.len(), 16, "padding of 1 to 16 characters");
+        let counts: Vec<u64> = openai_events(RepeatApi::OpenAiResponses, 8).iter().map(|e| e["sequence_number"].as_u64().unwrap()).collect();
+        assert_eq!(counts, [4, 5, 6, 7, 8, 9, 10, 11]);
     }
 
     #[test]
