@@ -432,7 +432,7 @@ mod tests {
                 fast.event(b"response.output_text.delta", &data, &mut got);
                 tree.event(b"response.output_text.delta", &data, &mut want);
             }
-            for data in [event(200, "a\\nb", "p"), event(201, "c", "p\\"), event(202, "", "p"), event(203, "d", "p").replace(":0,", ":1,")] {
+            for data in [event(200, "a\\nb", "p"), event(201, "c", "p\\\\"), event(202, "c", "p\\"), event(203, "", "p"), event(204, "d", "p").replace(":0,", ":1,")] {
                 assert!(fast.shape.read(&data).is_none(), "{data}");
                 fast.event(b"response.output_text.delta", &data, &mut got);
                 tree.event(b"response.output_text.delta", &data, &mut want);
