@@ -189,6 +189,35 @@ private Q_SLOTS:
         QCOMPARE(dialog.getMessages().last().getContent(), bom);
     }
 
+    // The deltas of a batch are emitted through one string filled in place (Dialog.cpp,
+    // drain): a copy a slot keeps must keep its text while longer and shorter deltas follow.
+    void aKeptDeltaKeepsItsTextWhileTheBatchGoesOn()
+    {
+        Dialog dialog;
+        QStringList seen; // deep copies, taken at once
+        QStringList kept; // every other delta, by reference count
+        connect(&dialog, &Dialog::streamDelta, this, [&](const QString& d) {
+            if (seen.size() % 2 == 0)
+                kept << d;
+            seen << QString(d.constData(), d.size());
+        });
+        const QStringList sent{QStringLiteral("a much longer first delta"), QStringLiteral("b"), QStringLiteral("ccc"),
+                               QStringLiteral("中文 and more"), QStringLiteral("d"), QStringLiteral("e"),
+                               QStringLiteral("a much longer last delta, longer than the first")};
+        dialog.beginAssistantMessage();
+        std::thread worker([&] {
+            for (const QString& text : sent)
+                dialog.appendDelta(text); // queued: one batch
+        });
+        worker.join();
+        QTRY_COMPARE(seen.size(), sent.size());
+        QCOMPARE(seen, sent);
+        QStringList everyOther;
+        for (qsizetype i = 0; i < sent.size(); i += 2)
+            everyOther << sent.at(i);
+        QCOMPARE(kept, everyOther);
+    }
+
     void endWithoutContentAppendsNothing()
     {
         Dialog dialog;
