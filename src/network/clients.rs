@@ -52,7 +52,7 @@ struct Key {
     tls: bool,
     settings: NetworkSettings,
     /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (https only): the platform store is read from them
-    /// when a client is built, so a change must build a new one.
+    /// (`platform_roots`), so a change must build a new client.
     trust_files: [Option<String>; 2],
     /// The library thread asking (`runtime::shard`): a connection is reused only on the thread
     /// that made it, where its task runs.
@@ -120,7 +120,7 @@ fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
         builder = builder.pool_max_idle_per_host(0);
     }
     if key.tls {
-        builder = tls(builder, &key.settings)?;
+        builder = tls(builder, &key.settings, &key.trust_files)?;
     } else {
         // Plain http (local servers: Ollama, LM Studio, llama.cpp, the tests) never loads the
         // platform's store: that took ~4 ms, paid by a first run before its first byte. This
@@ -133,8 +133,18 @@ fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
     builder.build().map_err(|e| SetupError::Tls(describe(&e)))
 }
 
-fn tls(mut builder: reqwest::ClientBuilder, settings: &NetworkSettings) -> Result<reqwest::ClientBuilder, SetupError> {
+fn tls(mut builder: reqwest::ClientBuilder, settings: &NetworkSettings, trust_files: &[Option<String>; 2]) -> Result<reqwest::ClientBuilder, SetupError> {
     let refused = |what: &str, e: reqwest::Error| SetupError::Tls(format!("{what}: {}", describe(&e)));
+    #[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
+    if settings.verify_peer {
+        let roots = platform_roots(trust_files);
+        if roots.is_empty() && settings.cas.is_empty() {
+            return Err(SetupError::Tls("no CA certificates were loaded from the system".into()));
+        }
+        builder = builder.tls_certs_only(roots.iter().cloned());
+    }
+    #[cfg(not(all(unix, not(target_vendor = "apple"), not(target_os = "android"))))]
+    let _ = trust_files; // the platform verifier asks the system
     for pem in &settings.cas {
         let certificates = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(|e| refused("CA certificate", e))?;
         builder = builder.tls_certs_merge(certificates);
@@ -144,6 +154,38 @@ fn tls(mut builder: reqwest::ClientBuilder, settings: &NetworkSettings) -> Resul
         builder = builder.identity(reqwest::Identity::from_pem(pem.as_bytes()).map_err(|e| refused("client identity", e))?);
     }
     Ok(builder.tls_danger_accept_invalid_certs(!settings.verify_peer))
+}
+
+/// The platform's CA store where it is files (Linux, the BSDs): what rustls-platform-verifier
+/// trusts there, read once per process and per `SSL_CERT_FILE` / `SSL_CERT_DIR`. The verifier
+/// reads it again for every client it is given: 6 ms (17-28 ms from a cold disk) before the
+/// first https request of each library thread, purpose and configuration (issue 34). As it
+/// does, a certificate that does not parse is left out.
+#[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
+fn platform_roots(trust_files: &[Option<String>; 2]) -> std::sync::Arc<Vec<reqwest::Certificate>> {
+    use std::sync::Arc;
+    type Roots = ([Option<String>; 2], Arc<Vec<reqwest::Certificate>>);
+    static ROOTS: Mutex<Option<Roots>> = Mutex::new(None);
+    let mut roots = ROOTS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((read_from, certificates)) = roots.as_ref()
+        && read_from == trust_files
+    {
+        return certificates.clone();
+    }
+    let loaded = rustls_native_certs::load_native_certs();
+    for error in &loaded.errors {
+        tracing::warn!(target: crate::log::HTTP, error = %error, "a CA certificate of the platform's store could not be read");
+    }
+    let parses = |der: &rustls::pki_types::CertificateDer<'_>| rustls::RootCertStore::empty().add(der.clone().into_owned()).is_ok();
+    let certificates: Vec<_> = loaded
+        .certs
+        .iter()
+        .filter(|der| parses(der))
+        .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+        .collect();
+    let certificates = Arc::new(certificates);
+    *roots = Some((trust_files.clone(), certificates.clone()));
+    certificates
 }
 
 fn redirects(tls: bool, purpose: Purpose) -> reqwest::redirect::Policy {
@@ -175,4 +217,19 @@ pub(crate) fn describe(e: &(dyn std::error::Error + 'static)) -> String {
         source = err.source();
     }
     parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
+    #[test]
+    fn the_platform_store_is_read_once_per_trust_files() {
+        use std::sync::Arc;
+        let system = [None, None];
+        let first = super::platform_roots(&system);
+        assert!(Arc::ptr_eq(&first, &super::platform_roots(&system)), "read again for the same files");
+        let other = [Some("/nonexistent/ca.pem".to_owned()), None];
+        assert!(!Arc::ptr_eq(&first, &super::platform_roots(&other)), "another SSL_CERT_FILE must be read");
+        assert!(!Arc::ptr_eq(&first, &super::platform_roots(&system)), "and the system's again after it");
+    }
 }
