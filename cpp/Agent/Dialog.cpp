@@ -94,8 +94,8 @@ void drain(const GuardPtr& guard)
     qsizetype offset = 0;
     // Every text of the batch is emitted through this one string, filled in place: when no
     // slot kept a copy of the last one, its allocation takes the next text, instead of a
-    // malloc and a free per delta (~40 % of a delta's cost on this thread, issue 34). A slot
-    // that kept a copy makes resize() detach, so the copy keeps its text.
+    // malloc and a free per delta (~40 % of a delta's cost on this thread, issue 34). When a
+    // slot kept a copy, the next text gets a string of its own, and the copy keeps its text.
     QString text;
     for (size_t i = 0; i < n; ++i) {
         if (i + 1 == n) {
@@ -118,7 +118,10 @@ void drain(const GuardPtr& guard)
             batch.tasks.pop_front();
             task(dialog);
         } else {
-            text.resize(qsizetype(item.length));
+            if (text.isDetached())
+                text.resize(qsizetype(item.length));
+            else
+                text = QString(qsizetype(item.length), Qt::Uninitialized); // not a copy of the kept one
             std::copy_n(batch.texts.constData() + offset, item.length, text.data());
             offset += qsizetype(item.length);
             emitText(dialog, item.kind, text);
