@@ -53,7 +53,7 @@ struct Key {
     settings: NetworkSettings,
     /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (https only): the platform store is read from them
     /// (`platform_roots`), so a change must build a new client.
-    trust_files: [Option<String>; 2],
+    trust_files: [Option<std::ffi::OsString>; 2],
     /// The library thread asking (`runtime::shard`): a connection is reused only on the thread
     /// that made it, where its task runs.
     shard: usize,
@@ -80,21 +80,29 @@ pub(crate) fn client(url: &reqwest::Url, purpose: Purpose) -> Result<Client, Set
     }
     let proxy = settings.proxy.as_ref().map(ProxyUrl::shown);
     let trust_files = match tls {
-        true => ["SSL_CERT_FILE", "SSL_CERT_DIR"].map(|name| std::env::var(name).ok()),
+        true => trust_files(),
         false => [None, None],
     };
     let key = Key { purpose, tls, settings, trust_files, shard: crate::runtime::shard() };
     static CLIENTS: OnceLock<Mutex<HashMap<Key, reqwest::Client>>> = OnceLock::new();
-    let mut clients = CLIENTS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(http) = clients.get(&key) {
+    let clients = CLIENTS.get_or_init(Default::default);
+    if let Some(http) = clients.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(Client { http: http.clone(), proxy });
     }
-    let http = build(&key)?;
+    // Built without the lock: an https client reads files and may log, and other threads'
+    // lookups must not wait for that. Two threads building the same client keep the first.
+    let built = build(&key)?;
+    let mut clients = clients.lock().unwrap_or_else(|e| e.into_inner());
     if clients.len() >= MAX_CLIENTS {
         clients.clear();
     }
-    clients.insert(key, http.clone());
+    let http = clients.entry(key).or_insert(built).clone();
     Ok(Client { http, proxy })
+}
+
+/// `SSL_CERT_FILE` and `SSL_CERT_DIR` as they are now.
+fn trust_files() -> [Option<std::ffi::OsString>; 2] {
+    ["SSL_CERT_FILE", "SSL_CERT_DIR"].map(std::env::var_os)
 }
 
 fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
@@ -120,7 +128,7 @@ fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
         builder = builder.pool_max_idle_per_host(0);
     }
     if key.tls {
-        builder = tls(builder, &key.settings, &key.trust_files)?;
+        builder = tls(builder, &key.settings)?;
     } else {
         // Plain http (local servers: Ollama, LM Studio, llama.cpp, the tests) never loads the
         // platform's store: that took ~4 ms, paid by a first run before its first byte. This
@@ -133,18 +141,16 @@ fn build(key: &Key) -> Result<reqwest::Client, SetupError> {
     builder.build().map_err(|e| SetupError::Tls(describe(&e)))
 }
 
-fn tls(mut builder: reqwest::ClientBuilder, settings: &NetworkSettings, trust_files: &[Option<String>; 2]) -> Result<reqwest::ClientBuilder, SetupError> {
+fn tls(mut builder: reqwest::ClientBuilder, settings: &NetworkSettings) -> Result<reqwest::ClientBuilder, SetupError> {
     let refused = |what: &str, e: reqwest::Error| SetupError::Tls(format!("{what}: {}", describe(&e)));
     #[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
     if settings.verify_peer {
-        let roots = platform_roots(trust_files);
+        let roots = platform_roots();
         if roots.is_empty() && settings.cas.is_empty() {
             return Err(SetupError::Tls("no CA certificates were loaded from the system".into()));
         }
         builder = builder.tls_certs_only(roots.iter().cloned());
     }
-    #[cfg(not(all(unix, not(target_vendor = "apple"), not(target_os = "android"))))]
-    let _ = trust_files; // the platform verifier asks the system
     for pem in &settings.cas {
         let certificates = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(|e| refused("CA certificate", e))?;
         builder = builder.tls_certs_merge(certificates);
@@ -160,22 +166,33 @@ fn tls(mut builder: reqwest::ClientBuilder, settings: &NetworkSettings, trust_fi
 /// trusts there, read once per process and per `SSL_CERT_FILE` / `SSL_CERT_DIR`. The verifier
 /// reads it again for every client it is given: 6 ms (17-28 ms from a cold disk) before the
 /// first https request of each library thread, purpose and configuration (issue 34). As it
-/// does, a certificate that does not parse is left out.
+/// does, a certificate that does not parse is left out. A read that found nothing or failed
+/// somewhere is not kept: the next client reads the store again, as it did before.
 #[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
-fn platform_roots(trust_files: &[Option<String>; 2]) -> std::sync::Arc<Vec<reqwest::Certificate>> {
-    use std::sync::Arc;
-    type Roots = ([Option<String>; 2], Arc<Vec<reqwest::Certificate>>);
+fn platform_roots() -> std::sync::Arc<Vec<reqwest::Certificate>> {
     static ROOTS: Mutex<Option<Roots>> = Mutex::new(None);
-    let mut roots = ROOTS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((read_from, certificates)) = roots.as_ref()
-        && read_from == trust_files
+    kept_roots(&ROOTS, trust_files, rustls_native_certs::load_native_certs)
+}
+
+/// The files a store was read from, and what it held.
+#[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
+type Roots = ([Option<std::ffi::OsString>; 2], std::sync::Arc<Vec<reqwest::Certificate>>);
+
+/// `platform_roots` with its slot, the variables and the store's reader passed in. Nothing is
+/// logged with the slot locked (the log's sink is the host's, SPEC §I.5.1).
+#[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
+fn kept_roots(
+    slot: &Mutex<Option<Roots>>,
+    files: impl Fn() -> [Option<std::ffi::OsString>; 2],
+    load: impl FnOnce() -> rustls_native_certs::CertificateResult,
+) -> std::sync::Arc<Vec<reqwest::Certificate>> {
+    let named = files();
+    if let Some((read_from, certificates)) = slot.lock().unwrap_or_else(|e| e.into_inner()).as_ref()
+        && *read_from == named
     {
         return certificates.clone();
     }
-    let loaded = rustls_native_certs::load_native_certs();
-    for error in &loaded.errors {
-        tracing::warn!(target: crate::log::HTTP, error = %error, "a CA certificate of the platform's store could not be read");
-    }
+    let loaded = load();
     let parses = |der: &rustls::pki_types::CertificateDer<'_>| rustls::RootCertStore::empty().add(der.clone().into_owned()).is_ok();
     let certificates: Vec<_> = loaded
         .certs
@@ -183,8 +200,14 @@ fn platform_roots(trust_files: &[Option<String>; 2]) -> std::sync::Arc<Vec<reqwe
         .filter(|der| parses(der))
         .filter_map(|der| reqwest::Certificate::from_der(der).ok())
         .collect();
-    let certificates = Arc::new(certificates);
-    *roots = Some((trust_files.clone(), certificates.clone()));
+    let certificates = std::sync::Arc::new(certificates);
+    // Kept only when it was read whole from the files still named now.
+    if loaded.errors.is_empty() && !certificates.is_empty() && files() == named {
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some((named, certificates.clone()));
+    }
+    for error in &loaded.errors {
+        tracing::warn!(target: crate::log::HTTP, error = %error, "a CA certificate of the platform's store could not be read");
+    }
     certificates
 }
 
@@ -223,13 +246,52 @@ pub(crate) fn describe(e: &(dyn std::error::Error + 'static)) -> String {
 mod tests {
     #[cfg(all(unix, not(target_vendor = "apple"), not(target_os = "android")))]
     #[test]
-    fn the_platform_store_is_read_once_per_trust_files() {
-        use std::sync::Arc;
-        let system = [None, None];
-        let first = super::platform_roots(&system);
-        assert!(Arc::ptr_eq(&first, &super::platform_roots(&system)), "read again for the same files");
-        let other = [Some("/nonexistent/ca.pem".to_owned()), None];
-        assert!(!Arc::ptr_eq(&first, &super::platform_roots(&other)), "another SSL_CERT_FILE must be read");
-        assert!(!Arc::ptr_eq(&first, &super::platform_roots(&system)), "and the system's again after it");
+    fn the_platform_store_is_kept_only_when_read_whole_from_the_files_named_now() {
+        use rustls_native_certs::{CertificateResult, Error, ErrorKind};
+        use std::cell::Cell;
+        use std::ffi::OsString;
+        use std::sync::{Arc, Mutex};
+        let system = rustls_native_certs::load_native_certs().certs;
+        if system.is_empty() {
+            return; // no store on this machine to read
+        }
+        let store = |errors: usize| {
+            let mut r = CertificateResult::default();
+            r.certs = system.clone();
+            r.errors = (0..errors)
+                .map(|_| Error { context: "test", kind: ErrorKind::Io { inner: std::io::Error::other("gone"), path: "/x".into() } })
+                .collect();
+            r
+        };
+        let none = || [None, None];
+        let named = || [Some(OsString::from("/etc/ca.pem")), None];
+        let slot = Mutex::new(None);
+        let reads = Cell::new(0);
+        let read = |errors| {
+            reads.set(reads.get() + 1);
+            store(errors)
+        };
+
+        let first = super::kept_roots(&slot, none, || read(0));
+        assert!(!first.is_empty());
+        assert!(Arc::ptr_eq(&first, &super::kept_roots(&slot, none, || read(0))), "the same files are read once");
+        assert_eq!(reads.get(), 1);
+        assert!(!Arc::ptr_eq(&first, &super::kept_roots(&slot, named, || read(0))), "another SSL_CERT_FILE is read");
+        super::kept_roots(&slot, none, || read(0));
+        assert_eq!(reads.get(), 3, "and the system's again after it");
+
+        // A read with errors, an empty one, or one whose files changed meanwhile is not kept.
+        let slot = Mutex::new(None);
+        super::kept_roots(&slot, none, || store(1));
+        assert!(slot.lock().unwrap().is_none(), "a read with errors was kept");
+        super::kept_roots(&slot, none, CertificateResult::default);
+        assert!(slot.lock().unwrap().is_none(), "an empty read was kept");
+        let changes = Cell::new(0);
+        let changing = || {
+            changes.set(changes.get() + 1);
+            if changes.get() == 1 { none() } else { named() }
+        };
+        super::kept_roots(&slot, changing, || store(0));
+        assert!(slot.lock().unwrap().is_none(), "a read from files no longer named was kept");
     }
 }
