@@ -45,16 +45,17 @@ class Server:
         self.proc.wait(timeout=10)
 
 
-APIS = ("responses", "anthropic", "gemini", "openai", "openai-responses")
-# bench_stream's --api for each stream: OpenAI's own streams are read through their API.
-WIRE = {"openai": "chat", "openai-responses": "responses"}
+APIS = ("responses", "anthropic", "gemini", "openai", "openai-responses", "google")
+# bench_stream's --api for each stream: OpenAI's and Google's own streams are read through their API.
+WIRE = {"openai": "chat", "openai-responses": "responses", "google": "gemini"}
 
 
 def api_stream(api, count):
     """The events of a stream of `count` one-letter text deltas through `api` ("chat",
     "responses", "anthropic", "gemini", or as OpenAI's own API sends them, every event
-    different: "openai" for Chat Completions, "openai-responses" for Responses), with the events
-    that open and close the API's round."""
+    different: "openai" for Chat Completions, "openai-responses" for Responses; "google" for
+    Gemini as Google's own API sends it, the usage so far in every chunk), with the events that
+    open and close the API's round."""
     opening, closing = {
         "chat": ([], []),
         "responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
@@ -68,6 +69,9 @@ def api_stream(api, count):
                              [{"$event": {"name": "response.completed", "data": {"type": "response.completed", "response": {"status": "completed"}}}}]),
         "gemini": ([], [{"candidates": [{"finishReason": "STOP", "index": 0}],
                          "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": count, "totalTokenCount": 1 + count}}]),
+        "google": ([], [{"candidates": [{"finishReason": "STOP", "index": 0}],
+                         "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": count, "totalTokenCount": 9 + count},
+                         "modelVersion": "gemini-3-pro-preview", "responseId": "x4FcadLTBvGmvdIPyIOB4Ag"}]),
     }[api]
     repeat = {"count": count, "delta": "t"} if api == "chat" else {"count": count, "delta": "t", "api": api}
     return opening + [{"$repeat": repeat}] + closing

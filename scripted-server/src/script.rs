@@ -124,6 +124,9 @@ pub(crate) enum RepeatApi {
     /// Responses' text deltas as OpenAI's own API streams them: a `sequence_number` that counts
     /// and an `obfuscation` padding that differs in each.
     OpenAiResponses,
+    /// Gemini's text chunks as Google's own API streams them: the usage so far, counting, in
+    /// every chunk.
+    Google,
 }
 
 /// One item of a step's `events` list.
@@ -350,7 +353,10 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
                 Some(Value::String(name)) if name == "gemini" => RepeatApi::Gemini,
                 Some(Value::String(name)) if name == "openai" => RepeatApi::OpenAi,
                 Some(Value::String(name)) if name == "openai-responses" => RepeatApi::OpenAiResponses,
-                Some(_) => return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\", \"openai\" or \"openai-responses\"".into()),
+                Some(Value::String(name)) if name == "google" => RepeatApi::Google,
+                Some(_) => {
+                    return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\", \"openai\", \"openai-responses\" or \"google\"".into());
+                }
             };
             let args = arguments(&plain, "$repeat", &["count", "delta"])?;
             Ok(Event::Repeat {

@@ -51,6 +51,14 @@ pub(crate) async fn stream_events(
                         writer.write(&event).await?;
                     }
                 }
+                None if *api == RepeatApi::Google => {
+                    let chunks = GoogleEvents::new(delta, line_ending);
+                    let mut event = Vec::new();
+                    for i in 0..*count {
+                        chunks.event(i, &mut event);
+                        writer.write(&event).await?;
+                    }
+                }
                 None => {
                     let chunks = OpenAiEvents::new(*api, delta, line_ending);
                     let mut event = Vec::new();
@@ -82,7 +90,8 @@ pub(crate) async fn stream_events(
     Ok(StreamEnd::Finished)
 }
 
-/// The event `$repeat` sends `count` times through `api`; None for OpenAI's, which differ.
+/// The event `$repeat` sends `count` times through `api`; None for OpenAI's and Google's,
+/// which differ.
 fn repeated_event(api: RepeatApi, delta: &str, line_ending: &str) -> Option<Vec<u8>> {
     Some(match api {
         RepeatApi::ChatCompletions => field_lines("data", &chat_chunk_content(delta).to_string(), line_ending),
@@ -101,7 +110,7 @@ fn repeated_event(api: RepeatApi, delta: &str, line_ending: &str) -> Option<Vec<
             &json!({"candidates": [{"content": {"parts": [{"text": delta}], "role": "model"}, "index": 0}]}).to_string(),
             line_ending,
         ),
-        RepeatApi::OpenAi | RepeatApi::OpenAiResponses => return None,
+        RepeatApi::OpenAi | RepeatApi::OpenAiResponses | RepeatApi::Google => return None,
     })
 }
 
@@ -167,6 +176,54 @@ impl OpenAiEvents {
         out.extend_from_slice(b"\"}");
         out.extend_from_slice(self.line_ending.as_bytes());
         out.extend_from_slice(self.line_ending.as_bytes());
+    }
+}
+
+/// Gemini's text chunks as Google's own API streams them: every chunk carries the usage so far
+/// (the answer's token count grows by one a chunk), the model's version and the response's id,
+/// written as Google writes JSON (a space after each colon, none after a comma). Only the
+/// counts are made per event, as for OpenAI's.
+struct GoogleEvents {
+    /// The chunk through `"candidatesTokenCount": `.
+    open: Vec<u8>,
+    /// From after the answer's count to `"totalTokenCount": `.
+    middle: &'static [u8],
+    /// From after the total to the event's end, line endings included.
+    close: Vec<u8>,
+}
+
+impl GoogleEvents {
+    /// The prompt's token count in every chunk.
+    const PROMPT_TOKENS: u64 = 9;
+
+    fn new(delta: &str, line_ending: &str) -> GoogleEvents {
+        let delta = Value::from(delta);
+        let prompt = Self::PROMPT_TOKENS;
+        let open = format!(
+            concat!(
+                r#"data: {{"candidates": [{{"content": {{"parts": [{{"text": {}}}],"role": "model"}},"index": 0}}],"#,
+                r#""usageMetadata": {{"promptTokenCount": {},"candidatesTokenCount": "#
+            ),
+            delta, prompt
+        );
+        let close = format!(
+            concat!(
+                r#","promptTokensDetails": [{{"modality": "TEXT","tokenCount": {}}}]}},"#,
+                r#""modelVersion": "gemini-3-pro-preview","responseId": "x4FcadLTBvGmvdIPyIOB4Ag"}}{}{}"#
+            ),
+            prompt, line_ending, line_ending
+        );
+        GoogleEvents { open: open.into_bytes(), middle: br#","totalTokenCount": "#, close: close.into_bytes() }
+    }
+
+    /// The `i`th event into `out`.
+    fn event(&self, i: u64, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend_from_slice(&self.open);
+        out.extend_from_slice((i + 1).to_string().as_bytes());
+        out.extend_from_slice(self.middle);
+        out.extend_from_slice((Self::PROMPT_TOKENS + i + 1).to_string().as_bytes());
+        out.extend_from_slice(&self.close);
     }
 }
 
@@ -272,6 +329,21 @@ mod tests {
         }
         let counts: Vec<u64> = openai_events(RepeatApi::OpenAiResponses, 8).iter().map(|e| e["sequence_number"].as_u64().unwrap()).collect();
         assert_eq!(counts, [4, 5, 6, 7, 8, 9, 10, 11]);
+    }
+
+    #[test]
+    fn google_chunks_carry_the_delta_and_the_usage_so_far() {
+        let google = GoogleEvents::new("t\"", "\n");
+        let mut event = Vec::new();
+        for i in [0, 1, 41] {
+            google.event(i, &mut event);
+            let text = std::str::from_utf8(&event).unwrap().strip_suffix("\n\n").unwrap();
+            let chunk: Value = serde_json::from_str(text.strip_prefix("data: ").unwrap()).unwrap();
+            assert_eq!(chunk.pointer("/candidates/0/content/parts/0/text").unwrap(), "t\"");
+            assert_eq!(chunk["usageMetadata"]["candidatesTokenCount"], i + 1);
+            assert_eq!(chunk["usageMetadata"]["totalTokenCount"], i + 10);
+            assert_eq!(chunk["usageMetadata"]["promptTokenCount"], 9);
+        }
     }
 
     #[test]
