@@ -11,6 +11,7 @@
 
 #[cfg(any(test, fuzzing))]
 pub mod reference;
+mod usage;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use super::scan::{self, Scanner};
 use super::shape::{self, Ignored, Shape};
 pub use crate::event::DeltaText;
 use serde_json::Value;
+pub use usage::Usage;
 
 /// One entry of `choices[0].delta.tool_calls[]`: a piece of a tool call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,7 +47,7 @@ pub struct Chunk {
     /// `choices[0].delta.tool_calls[]` in the order received (non-object entries are skipped).
     pub tool_calls: Vec<ToolCallDelta>,
     /// Top-level `usage` when it is an object (SPEC §E.10).
-    pub usage: Option<Value>,
+    pub usage: Option<Usage>,
     /// `choices[0].finish_reason` (a non-empty string, else `None`).
     pub finish_reason: Option<String>,
     /// A complete Anthropic thinking block (compact JSON, signature included) to keep with the
@@ -237,7 +239,7 @@ struct RawTop<'a> {
     /// as large.
     error: Option<Box<Value>>,
     choice: Option<RawChoice<'a>>,
-    usage: Option<Box<Value>>,
+    usage: Option<&'a str>,
 }
 
 #[derive(Default)]
@@ -276,7 +278,7 @@ impl RawTop<'_> {
         if let Some(error) = self.error.take() {
             return Parsed::Error(error_message(*error));
         }
-        let usage = self.usage.take().map(|u| *u).filter(Value::is_object);
+        let usage = self.usage.take().and_then(Usage::read);
         let (finish_reason, delta) = match &mut self.choice {
             Some(choice) => (non_empty(choice.finish_reason.take()), choice.delta.as_mut()),
             None => (None, None),
@@ -412,7 +414,7 @@ impl<'a> RawTop<'a> {
                 let error = s.value()?;
                 self.error = (!error.is_null()).then(|| Box::new(error));
             }
-            "usage" => self.usage = Some(Box::new(s.value()?)),
+            "usage" => self.usage = Some(s.raw()?),
             _ => s.skip()?,
         }
         Ok(())
@@ -869,25 +871,25 @@ mod tests {
         );
         assert_eq!(
             c.usage,
-            Some(json!({"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}))
+            Some(json!({"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}).into())
         );
         assert_eq!(c.content, None);
         assert!(c.tool_calls.is_empty());
         let c = chunk(r#"{"usage":{"total_tokens":1}}"#);
-        assert_eq!(c.usage, Some(json!({"total_tokens":1})));
+        assert_eq!(c.usage, Some(json!({"total_tokens":1}).into()));
     }
 
     #[test]
     fn usage_keeps_key_order() {
         let c = chunk(r#"{"usage":{"z":1,"a":{"y":2,"b":3}}}"#);
-        assert_eq!(c.usage.unwrap().to_string(), r#"{"z":1,"a":{"y":2,"b":3}}"#);
+        assert_eq!(c.usage.unwrap().value().unwrap().to_string(), r#"{"z":1,"a":{"y":2,"b":3}}"#);
     }
 
     #[test]
     fn usage_with_content_and_non_object_usage() {
         let c = chunk(r#"{"choices":[{"delta":{"content":"hi"}}],"usage":{"total_tokens":2}}"#);
         assert_eq!(c.content.as_deref(), Some("hi"));
-        assert_eq!(c.usage, Some(json!({"total_tokens":2})));
+        assert_eq!(c.usage, Some(json!({"total_tokens":2}).into()));
         assert_eq!(chunk(r#"{"usage":null}"#).usage, None);
         assert_eq!(chunk(r#"{"usage":5}"#).usage, None);
         assert_eq!(chunk(r#"{"usage":[1]}"#).usage, None);

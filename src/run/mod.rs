@@ -592,8 +592,9 @@ impl Run {
                 }
             }
         }
-        // Normalised once per network read, not per chunk: Gemini repeats its usage in each.
-        let usage = usage.map(|raw| wire::normalised_usage(wire, raw));
+        // Read and normalised once per network read, not per chunk: Gemini repeats its usage in
+        // each.
+        let usage = usage.and_then(|raw| raw.value()).map(|raw| wire::normalised_usage(wire, raw));
         if let Some(input) = usage.as_ref().and_then(|u| u.get("inputTokens")).and_then(Value::as_i64).filter(|n| *n > 0) {
             stream.input_tokens = Some(input);
         }

@@ -2,7 +2,7 @@
 //! tree. The unit tests and `fuzz/` (differential target `chunk`) hold `parse` to it; it is
 //! compiled for them only.
 
-use super::{Chunk, DeltaText, Parsed, ToolCallDelta, error_message};
+use super::{Chunk, DeltaText, Parsed, ToolCallDelta, Usage, error_message};
 use serde_json::Value;
 
 /// The reference reading: the same lenient rules applied to a `serde_json::Value` tree.
@@ -24,7 +24,7 @@ pub fn reference(data: &str) -> Parsed {
         Value::Number(n) => n.as_f64().filter(|v| v.fract() == 0.0 && *v >= -(2f64.powi(63)) && *v < 2f64.powi(63)).map(|v| v as i64),
         _ => None,
     };
-    let mut chunk = Chunk { usage: top.get("usage").filter(|u| u.is_object()).cloned(), ..Chunk::default() };
+    let mut chunk = Chunk { usage: top.get("usage").and_then(Usage::of), ..Chunk::default() };
     let choice = top.get("choices").and_then(Value::as_array).and_then(|a| a.first()).and_then(Value::as_object);
     if let Some(choice) = choice {
         chunk.finish_reason = text(choice.get("finish_reason"));

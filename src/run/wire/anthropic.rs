@@ -11,7 +11,7 @@ use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::shape::{self, Shape};
 use super::typed::{Fast, Typed};
-use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
+use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta, Usage};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -142,8 +142,8 @@ impl Wire for AnthropicMessages {
             }
             out.push(chunk.into());
         }
-        if let Some(usage) = message.get("usage").filter(|u| u.is_object()) {
-            out.push(Chunk { usage: Some(usage.clone()), ..Chunk::default() }.into());
+        if let Some(usage) = message.get("usage").and_then(Usage::of) {
+            out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
         }
         out.push(Parsed::Done);
         out
@@ -418,7 +418,7 @@ impl Events for MessageEvents {
                     Some(usage) => {
                         // A later event's null (an optional count it leaves out) keeps the count.
                         self.usage.extend(usage.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())));
-                        chunk(Chunk { usage: Some(Value::Object(self.usage.clone())), ..Chunk::default() })
+                        chunk(Chunk { usage: Usage::of(&Value::Object(self.usage.clone())), ..Chunk::default() })
                     }
                     None => Parsed::Ignored,
                 }
@@ -467,7 +467,7 @@ mod tests {
             json!({"type": "message_stop"}),
         ]);
         let chunk = Parsed::from;
-        assert_eq!(got[0], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 1})), ..Chunk::default() }));
+        assert_eq!(got[0], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 1}).into()), ..Chunk::default() }));
         assert_eq!(got[1], chunk(Chunk { reasoning: Some("Let me".into()), ..Chunk::default() }));
         let block = r#"{"type":"thinking","thinking":"Let me","signature":"sig=="}"#;
         assert_eq!(got[2], chunk(Chunk { thinking_block: Some(block.into()), ..Chunk::default() }));
@@ -479,7 +479,7 @@ mod tests {
         }
         let calls: Vec<_> = acc.finish().into_iter().map(|c| (c.id, c.name, c.arguments)).collect();
         assert_eq!(calls, [("tu_1".into(), "f".into(), "{\"a\":1}".into())]);
-        assert_eq!(got[7], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 30})), ..Chunk::default() }));
+        assert_eq!(got[7], chunk(Chunk { usage: Some(json!({"input_tokens": 10, "output_tokens": 30}).into()), ..Chunk::default() }));
         assert_eq!(got[8], Parsed::Done);
     }
 

@@ -17,7 +17,7 @@ use super::{BodyParts, Events, Wire};
 use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::shape::{self, Shape};
-use crate::run::chunk::{Chunk, Parsed, ToolCallDelta};
+use crate::run::chunk::{Chunk, Parsed, ToolCallDelta, Usage};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -343,8 +343,8 @@ impl ResponseEvents {
         for part in parts.into_iter().flatten() {
             out.push(self.part(part, response_id));
         }
-        if let Some(usage) = response.get("usageMetadata").filter(|u| u.is_object()) {
-            out.push(Chunk { usage: Some(usage.clone()), ..Chunk::default() }.into());
+        if let Some(usage) = response.get("usageMetadata").and_then(Usage::of) {
+            out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
         }
         if candidate.is_none()
             && let Some(reason) = response.pointer("/promptFeedback/blockReason").and_then(Value::as_str)
@@ -464,7 +464,7 @@ mod tests {
         let second = ToolCallDelta { index: 1, id: Some("fc-9".into()), name: Some("f".into()), arguments: Some("{}".into()) };
         assert_eq!(got[4], piece(Chunk { tool_calls: vec![second], ..Chunk::default() }));
         assert_eq!(got[5], piece(Chunk { content: Some(".".into()), ..Chunk::default() }));
-        assert!(matches!(&got[6], Parsed::Chunk(c) if c.usage.as_ref().is_some_and(|u| u["thoughtsTokenCount"] == 30)));
+        assert!(matches!(&got[6], Parsed::Chunk(c) if c.usage.as_ref().and_then(Usage::value).is_some_and(|u| u["thoughtsTokenCount"] == 30)));
         assert_eq!(got[7], Parsed::Done);
         assert_eq!(got.len(), 8);
     }

@@ -17,7 +17,7 @@ use crate::message::{Image, Message, Role};
 use crate::model::Model;
 use crate::run::shape::{self, Ignored, Shape};
 use super::typed::{Fast, Typed};
-use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta};
+use crate::run::chunk::{Chunk, DeltaText, Parsed, ToolCallDelta, Usage};
 use crate::run::pairing::{self, Turn};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -247,8 +247,8 @@ fn call_delta(index: i64, item: &Value, with_arguments: bool) -> ToolCallDelta {
 /// answer) says: its usage, then the end of the round or the failure.
 fn end_of(response: &Value) -> Vec<Parsed> {
     let mut out = Vec::new();
-    if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
-        out.push(Chunk { usage: Some(usage.clone()), ..Chunk::default() }.into());
+    if let Some(usage) = response.get("usage").and_then(Usage::of) {
+        out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
     }
     out.push(match response.get("status").and_then(Value::as_str) {
         Some("failed") => {
@@ -403,7 +403,7 @@ mod tests {
                 Parsed::Reasoning("Hmm".into()),
                 Parsed::Reasoning(" yes".into()),
                 content("Hi"),
-                Chunk { usage: Some(json!({"total_tokens": 7})), ..Chunk::default() }.into(),
+                Chunk { usage: Some(json!({"total_tokens": 7}).into()), ..Chunk::default() }.into(),
                 Parsed::Done,
             ]
         );

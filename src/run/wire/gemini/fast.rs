@@ -5,8 +5,8 @@
 //! second candidate — leaves it to the tree reader; what both read must be the same (the
 //! `gemini_events` fuzz target compares them).
 
+use crate::run::chunk::Usage;
 use crate::run::scan::{Invalid, Scanner};
-use serde_json::Value;
 use smallvec::SmallVec;
 use std::borrow::Cow;
 
@@ -24,7 +24,7 @@ pub type TextParts<'a> = SmallVec<[TextPart<'a>; 2]>;
 /// A chunk the fast path read: its text parts, and its usage when that is an object.
 pub struct TextChunk<'a> {
     pub parts: TextParts<'a>,
-    pub usage: Option<Value>,
+    pub usage: Option<Usage>,
 }
 
 /// The text parts (and usage) of `data` when that is all it carries; None sends it to the
@@ -49,7 +49,7 @@ pub fn read(data: &str) -> Option<TextChunk<'_>> {
             })
         }
         "usageMetadata" => {
-            usage = Some(s.value()?).filter(Value::is_object);
+            usage = Usage::read(s.raw()?);
             Ok(())
         }
         // What the tree reader acts on.
@@ -115,7 +115,7 @@ mod tests {
         let data = r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":3},"usageMetadata":7}"#;
         assert!(read(data).unwrap().usage.is_none(), "the last of a repeated member counts, as in the tree");
         let data = r#"{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":3}}"#;
-        assert_eq!(read(data).unwrap().usage, Some(serde_json::json!({"promptTokenCount": 3})));
+        assert_eq!(read(data).unwrap().usage, Some(serde_json::json!({"promptTokenCount": 3}).into()));
         for tree in [
             r#"{"candidates":[{"content":{"parts":[{"text":"x","thoughtSignature":"s"}]}}]}"#,
             r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}}]}}]}"#,
