@@ -17,8 +17,13 @@
 //! Responses) and Responses' `sequence_number`. A reader that skips such a member of the
 //! top-level object whatever its value names it ([`Ignored`]); its value is then a hole in the
 //! shape, which any value of the same kind fills (a string without escapes, a count), and the
-//! argument above holds as it stands. Members that count (Gemini's `usageMetadata`, the tokens
-//! so far) are read, never holes: such events are read in full.
+//! argument above holds as it stands.
+//!
+//! Gemini's `usageMetadata`, the tokens so far, is in every chunk and differs in each, but is
+//! read: the reader keeps its text as it is (`Usage::read`). A shape that carries it
+//! ([`Shape::carrying`]) has a hole for every count in it, and gives the member's value in the
+//! new event with its text; the full read would give the same value, as it takes the text
+//! whatever the counts are.
 
 use super::chunk::Parsed;
 use super::scan::{self, Scanner};
@@ -38,6 +43,10 @@ pub struct Shape {
     holes: Vec<Hole>,
     /// The members the reader skips whatever their value (`Shape::ignoring`).
     ignored: &'static [Ignored],
+    /// The member whose text the reader keeps as it is (`Shape::carrying`).
+    carried: Option<&'static str>,
+    /// Where that member's value (an object) is in `event`, when it is there once.
+    carried_at: Option<(usize, usize)>,
     /// The text events offered to `learn` (read in full, their piece a slice of the event)
     /// since the last one the shape read. Where every event differs in a way no hole covers,
     /// only the 1st, 2nd, 4th, 8th … of them, and every 64th after that, is learnt: a copy of
@@ -117,21 +126,35 @@ impl Shape {
         Self { ignored, ..Self::default() }
     }
 
+    /// A shape for a reader that keeps the text of the top-level member `carried` as it is.
+    pub fn carrying(carried: &'static str) -> Self {
+        Self { carried: Some(carried), ..Self::default() }
+    }
+
     /// What a full read of `data` would give, when it has the shape; None reads it in full.
+    #[inline]
     pub fn read(&mut self, data: &str) -> Option<Parsed> {
+        debug_assert!(self.carried.is_none(), "a carrying shape is read with `read_carrying`");
+        self.read_carrying(data).map(|(parsed, _)| parsed)
+    }
+
+    /// `read`, and the carried member's value in `data` when the shape has one.
+    pub fn read_carrying<'a>(&mut self, data: &'a str) -> Option<(Parsed, Option<&'a str>)> {
         let bytes = data.as_bytes();
         // Nothing is learnt yet (a learnt head holds at least the opening quote).
         if self.head == 0 {
             return None;
         }
-        let (start, end) = if self.holes.is_empty() {
+        let (start, end, carried) = if self.holes.is_empty() {
             let end = bytes.len().checked_sub(self.tail)?;
             // An empty text reads as nothing and is left to the full read. The tail first:
             // where events differ, it is mostly there (ids and paddings after the text).
             if end <= self.head || bytes[end..] != self.event[self.event.len() - self.tail..] || bytes[..self.head] != self.event[..self.head] {
                 return None;
             }
-            (self.head, end)
+            // Both ends of the value are in the head or in the tail, which did not move.
+            let moved = |at: usize| if at < self.head { at } else { at + bytes.len() - self.event.len() };
+            (self.head, end, self.carried_at.map(|(from, to)| (moved(from), moved(to - 1) + 1)))
         } else {
             self.around_holes(bytes)?
         };
@@ -139,18 +162,32 @@ impl Shape {
             return None;
         }
         self.misses = 0;
-        // Both ends are next to a quote, so on character boundaries.
+        // Both ends are next to a quote, so on character boundaries; so are the carried
+        // value's, a bracket each.
         let text = DeltaText::from(&data[start..end]);
-        Some(if self.reasoning { Parsed::Reasoning(text) } else { Parsed::Text(text) })
+        let parsed = if self.reasoning { Parsed::Reasoning(text) } else { Parsed::Text(text) };
+        Some((parsed, carried.map(|(from, to)| &data[from..to])))
     }
 
-    /// Where the text of `bytes` is when it has the shape with its holes filled: the bytes
-    /// between the holes compared from the end back to the text, then from the start on.
+    /// Where the text of `bytes` is when it has the shape with its holes filled, and where the
+    /// carried value is: the bytes between the holes compared from the end back to the text,
+    /// then from the start on.
     #[inline(never)]
-    fn around_holes(&self, bytes: &[u8]) -> Option<(usize, usize)> {
+    fn around_holes(&self, bytes: &[u8]) -> Option<(usize, usize, Option<(usize, usize)>)> {
         let event = &self.event[..];
         let (before, after) = self.holes.split_at(self.holes.partition_point(|hole| hole.at < self.head));
         let same = |from: usize, fixed: &[u8]| bytes.get(from..from + fixed.len()) == Some(fixed);
+        // The carried value's first and last bytes (brackets, never in a hole), and where each
+        // is in `bytes` once the fixed bytes around it matched.
+        let ends = self.carried_at.map_or([usize::MAX; 2], |(from, to)| [from, to - 1]);
+        let mut found = [None; 2];
+        let mut place = |lo: usize, hi: usize, at: usize| {
+            for (end, found) in ends.iter().zip(&mut found) {
+                if (lo..hi).contains(end) {
+                    *found = Some(at + end - lo);
+                }
+            }
+        };
         let (mut end, mut upto) = (bytes.len(), event.len());
         for hole in after.iter().rev() {
             let fixed = &event[hole.at + hole.len..upto];
@@ -158,6 +195,7 @@ impl Shape {
             if !same(end, fixed) {
                 return None;
             }
+            place(hole.at + hole.len, upto, end);
             end -= hole.kind.backward(&bytes[..end])?;
             upto = hole.at;
         }
@@ -166,18 +204,30 @@ impl Shape {
         if !same(end, fixed) {
             return None;
         }
+        place(event.len() - self.tail, upto, end);
         let (mut start, mut from) = (0, 0);
         for hole in before {
             let fixed = &event[from..hole.at];
             if !same(start, fixed) {
                 return None;
             }
+            place(from, hole.at, start);
             start += fixed.len();
             start += hole.kind.forward(bytes.get(start..end)?)?;
             from = hole.at + hole.len;
         }
         let fixed = &event[from..self.head];
-        (same(start, fixed) && start + fixed.len() < end).then_some((start + fixed.len(), end))
+        if !(same(start, fixed) && start + fixed.len() < end) {
+            return None;
+        }
+        place(from, self.head, start);
+        let carried = match (self.carried_at, found) {
+            (None, _) => None,
+            (Some(_), [Some(from), Some(last)]) => Some((from, last + 1)),
+            // Not in the fixed bytes: never so in an object, and then read in full.
+            (Some(_), _) => return None,
+        };
+        Some((start + fixed.len(), end, carried))
     }
 
     /// Takes `data` as the shape when its full read gave `parsed`, a piece of text or reasoning
@@ -213,31 +263,71 @@ impl Shape {
         self.tail = bytes.len() - head - piece.len();
         self.reasoning = reasoning;
         self.holes.clear();
-        holes(data, self.ignored, &mut self.holes);
+        let Some(carried_at) = holes(data, self.ignored, self.carried, &mut self.holes) else {
+            // The carried member twice: the reader keeps the last, and the shape keeps nothing.
+            self.head = 0;
+            return;
+        };
+        self.carried_at = carried_at;
         // A member's value never spans the text in a JSON object; `around_holes` counts on it.
         self.holes.retain(|hole| hole.at + hole.len < head || hole.at > head + piece.len());
     }
 }
 
-/// The values of `ignored` members in the top-level object of `data`, in their order: the
-/// members the readers' own scanner finds there, whose value is of the member's kind. A walk
-/// that stops early finds fewer holes, and fewer holes only compare more bytes.
-fn holes(data: &str, ignored: &[Ignored], out: &mut Vec<Hole>) {
+/// The values of `ignored` members in the top-level object of `data`, and the counts in the
+/// `carried` one, in their order: the members the readers' own scanner finds there, whose
+/// value is of the member's kind. A walk that stops early finds fewer holes, and fewer holes
+/// only compare more bytes. Gives where the carried member's value is when it is an object;
+/// None when the member is there twice.
+fn holes(data: &str, ignored: &[Ignored], carried: Option<&str>, out: &mut Vec<Hole>) -> Option<Option<(usize, usize)>> {
+    let at = |raw: &str| raw.as_ptr() as usize - data.as_ptr() as usize;
+    let (mut carried_at, mut twice) = (None, false);
     let mut s = Scanner::new(data);
     let _ = s.object(|s, key| {
+        if carried == Some(key) {
+            let raw = s.raw()?;
+            twice |= carried_at.is_some();
+            carried_at = Some((at(raw), at(raw) + raw.len()));
+            return Ok(());
+        }
         let Some(Ignored { kind, .. }) = ignored.iter().find(|i| i.name == key) else { return s.skip() };
         let raw = s.raw()?;
-        let start = raw.as_ptr() as usize - data.as_ptr() as usize;
         let hole = match kind {
             // Quoted, without escapes: the characters between the quotes.
-            Kind::String if raw.starts_with('"') && kind.holds(&raw.as_bytes()[1..raw.len() - 1]) => Hole { at: start + 1, len: raw.len() - 2, kind: *kind },
+            Kind::String if raw.starts_with('"') && kind.holds(&raw.as_bytes()[1..raw.len() - 1]) => Hole { at: at(raw) + 1, len: raw.len() - 2, kind: *kind },
             // All digits ("1.5" and "1e3" are numbers, not counts).
-            Kind::Count if kind.forward(raw.as_bytes()) == Some(raw.len()) => Hole { at: start, len: raw.len(), kind: *kind },
+            Kind::Count if kind.forward(raw.as_bytes()) == Some(raw.len()) => Hole { at: at(raw), len: raw.len(), kind: *kind },
             _ => return Ok(()),
         };
         out.push(hole);
         Ok(())
     });
+    if twice {
+        return None;
+    }
+    // Only an object is carried: anything else the reader reads as no usage, and as fixed
+    // bytes it stays so.
+    let carried_at = carried_at.filter(|&(from, _)| data.as_bytes()[from] == b'{');
+    if let Some((from, to)) = carried_at {
+        let _ = counts(&mut Scanner::new(&data[from..to]), data, out);
+        out.sort_unstable_by_key(|hole| hole.at);
+    }
+    Some(carried_at)
+}
+
+/// The counts in the value that comes next (a slice of `data`), at their place in `data`.
+fn counts(s: &mut Scanner, data: &str, out: &mut Vec<Hole>) -> scan::Result<()> {
+    match s.peek() {
+        Some(b'{') => s.object(|s, _| counts(s, data, out)),
+        Some(b'[') => s.array(|s| counts(s, data, out)),
+        _ => {
+            let raw = s.raw()?;
+            if Kind::Count.forward(raw.as_bytes()) == Some(raw.len()) {
+                out.push(Hole { at: raw.as_ptr() as usize - data.as_ptr() as usize, len: raw.len(), kind: Kind::Count });
+            }
+            Ok(())
+        }
+    }
 }
 
 /// A string the scanner read without unescaping it: a slice of the event.
@@ -384,6 +474,75 @@ mod tests {
         assert_eq!(shape.read(r#"{"s":"{[","pad":"bc","t":"d","u":"}]}"}"#), Some(Parsed::Text("d".into())));
         // A reader that names nothing has no holes.
         assert_eq!(learnt_around(&[], r#"{"seq":9,"t":"abc","pad":"x"}"#).holes, []);
+    }
+
+    /// A shape carrying `usage`, learnt from `data` (whose text is the value of `t`).
+    fn learnt_carrying(data: &str) -> Shape {
+        let mut shape = Shape::carrying("usage");
+        let from = data.find(r#""t":""#).unwrap() + 5;
+        let piece = &data[from..from + data[from..].find('"').unwrap()];
+        shape.learn(data, &Parsed::Text(piece.into()), Some(piece));
+        shape
+    }
+
+    /// What the shape gives for `data`: the text and the carried value.
+    fn carried<'a>(shape: &mut Shape, data: &'a str) -> Option<(String, Option<&'a str>)> {
+        shape.read_carrying(data).map(|(parsed, usage)| match parsed {
+            Parsed::Text(text) => (text.to_string(), usage),
+            other => panic!("{other:?}"),
+        })
+    }
+
+    #[test]
+    fn a_carried_member_comes_with_the_text_whatever_its_counts() {
+        fn usage(n: &str, total: &str) -> String {
+            format!(r#"{{"p": 9,"n": {n},"total": {total},"d": [{{"m": "TEXT","k": 9}}]}}"#)
+        }
+        fn after(t: &str, n: &str, total: &str) -> String {
+            format!(r#"{{"c": [{{"t":"{t}"}}],"usage": {},"id": "r"}}"#, usage(n, total))
+        }
+        fn before(t: &str, n: &str, total: &str) -> String {
+            format!(r#"{{"usage": {},"c": [{{"t":"{t}"}}],"id": "r"}}"#, usage(n, total))
+        }
+        for event in [after as fn(&str, &str, &str) -> String, before] {
+            let mut shape = learnt_carrying(&event("abc", "1", "10"));
+            assert_eq!(shape.holes.len(), 4, "every count in it");
+            for (n, total) in [("2", "11"), ("123456", "0"), ("1", "10")] {
+                let data = event("é, x", n, total);
+                let (text, got) = carried(&mut shape, &data).unwrap();
+                assert_eq!((text.as_str(), got), ("é, x", Some(usage(n, total).as_str())), "{data}");
+            }
+            for (t, n, total) in [("a", "-1", "1"), ("a", "1.5", "1"), ("a", "01", "1"), ("a", "\"1\"", "1"), ("", "1", "1"), ("a\"", "1", "1")] {
+                assert_eq!(carried(&mut shape, &event(t, n, total)), None, "{}", event(t, n, total));
+            }
+            // Anything but a count is compared.
+            assert_eq!(carried(&mut shape, &event("a", "1", "1").replace("TEXT", "IMAGE")), None);
+        }
+    }
+
+    #[test]
+    fn a_carried_member_without_counts_or_not_an_object_stays_as_it_was() {
+        for (data, other, usage) in [
+            (r#"{"usage":{"m":"x"},"t":"abc"}"#, r#"{"usage":{"m":"x"},"t":"é"}"#, Some(r#"{"m":"x"}"#)),
+            (r#"{"t":"abc","usage":{"m":"x"}}"#, r#"{"t":"é","usage":{"m":"x"}}"#, Some(r#"{"m":"x"}"#)),
+            (r#"{"t":"abc","usage":7}"#, r#"{"t":"é","usage":7}"#, None),
+            (r#"{"usage":[1],"t":"abc"}"#, r#"{"usage":[1],"t":"é"}"#, None),
+            (r#"{"t":"abc"}"#, r#"{"t":"é"}"#, None),
+        ] {
+            let mut shape = learnt_carrying(data);
+            assert_eq!(shape.holes, [], "{data}");
+            assert_eq!(carried(&mut shape, other), Some(("é".into(), usage)), "{data}");
+            if other.contains("usage") {
+                assert_eq!(carried(&mut shape, &other.replace(['7', '1', 'x'], "8")), None, "{data}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_member_carried_twice_is_not_learnt() {
+        let data = r#"{"usage":{"n":1},"t":"abc","usage":{"n":2}}"#;
+        let mut shape = learnt_carrying(data);
+        assert_eq!(carried(&mut shape, data), None);
     }
 
     #[test]

@@ -321,14 +321,20 @@ fn error(error: &Value) -> Parsed {
 
 /// One attempt's stream: how many calls it brought (a call's place among them), and whether
 /// it said the answer was finished.
-#[derive(Default)]
 struct ResponseEvents {
     calls: i64,
     finished: bool,
     /// Never take the fast path (the fuzz target's reference reader).
     tree_only: bool,
-    /// The last chunk of one text part's, for reading the next one like it (`shape.rs`).
+    /// The last chunk of one text part's, for reading the next one like it (`shape.rs`); the
+    /// usage so far, in nearly every chunk, is carried.
     shape: Shape,
+}
+
+impl Default for ResponseEvents {
+    fn default() -> Self {
+        Self { calls: 0, finished: false, tree_only: false, shape: Shape::carrying("usageMetadata") }
+    }
 }
 
 impl ResponseEvents {
@@ -395,17 +401,23 @@ impl Events for ResponseEvents {
             });
         }
         if !self.tree_only {
-            if let Some(parsed) = self.shape.read(data) {
-                return out.push(parsed);
+            if let Some((parsed, usage)) = self.shape.read_carrying(data) {
+                out.push(parsed);
+                if let Some(usage) = usage.and_then(Usage::read) {
+                    out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
+                }
+                return;
             }
             if let Some(chunk) = fast::read(data) {
-                if let ([part], None) = (chunk.parts.as_slice(), &chunk.usage) {
-                    // A chunk of text and nothing else changes no state.
+                if let [part] = chunk.parts.as_slice() {
+                    // A chunk of text and the usage so far changes no state, and its usage is
+                    // the text of its `usageMetadata`, which the shape carries.
                     let parsed = text_piece(&part.text, part.thought);
                     self.shape.learn(data, &parsed, shape::borrowed(Some(&part.text)));
-                    return out.push(parsed);
+                    out.push(parsed);
+                } else {
+                    out.extend(chunk.parts.iter().map(|p| text_piece(&p.text, p.thought)));
                 }
-                out.extend(chunk.parts.iter().map(|p| text_piece(&p.text, p.thought)));
                 if let Some(usage) = chunk.usage {
                     out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
                 }
@@ -494,6 +506,36 @@ mod tests {
         assert_eq!(out[..2], [Parsed::Error("x".into()), out[1].clone()]);
         assert!(matches!(&out[1], Parsed::Error(_)), "{out:?}");
         assert_eq!(out[2], Parsed::Overloaded("busy (UNAVAILABLE)".into()));
+    }
+
+    #[test]
+    fn chunks_with_the_usage_so_far_read_as_the_tree_reads_them() {
+        // As Google writes them: the usage so far in every chunk, spaces after the colons.
+        let google = |text: &str, thought: bool, n: usize| {
+            let thought = if thought { r#","thought": true"# } else { "" };
+            format!(
+                r#"{{"candidates": [{{"content": {{"parts": [{{"text": "{text}"{thought}}}],"role": "model"}},"index": 0}}],"usageMetadata": {{"promptTokenCount": 9,"candidatesTokenCount": {n},"totalTokenCount": {},"promptTokensDetails": [{{"modality": "TEXT","tokenCount": 9}}]}},"modelVersion": "gemini-3-pro-preview","responseId": "r"}}"#,
+                9 + n
+            )
+        };
+        let (mut reader, mut tree) = (ResponseEvents::default(), ResponseEvents { tree_only: true, ..ResponseEvents::default() });
+        let texts = ["Hm", "a", "b", "é,", "c\\n", "d", "", "e"];
+        for (n, text) in texts.iter().enumerate().chain([(98, &"f"), (1000, &"g")]) {
+            for thought in [true, false] {
+                let data = google(text, thought, n);
+                let (mut fast, mut full) = (Vec::new(), Vec::new());
+                reader.event(b"", &data, &mut fast);
+                tree.event(b"", &data, &mut full);
+                assert_eq!(fast, full, "{data}");
+                let usage = fast.iter().find_map(|p| match p {
+                    Parsed::Chunk(c) => c.usage.as_ref().and_then(Usage::value),
+                    _ => None,
+                });
+                assert_eq!(usage.unwrap()["totalTokenCount"], 9 + n, "{data}");
+            }
+        }
+        let data = google("x", false, 5000);
+        assert!(reader.shape.read_carrying(&data).is_some(), "the shape is read, and carries the usage");
     }
 
     #[test]
