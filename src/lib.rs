@@ -73,8 +73,7 @@ pub mod bench {
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzz {
-    pub use crate::run::chunk::{IGNORED as CHUNK_IGNORED, Parsed, parse as parse_chunk, parse_in_stream as parse_chunk_in_stream, reference::reference as reference_chunk};
-    pub use crate::run::shape::Shape;
+    pub use crate::run::chunk::{Parsed, parse as parse_chunk, parse_in_stream as parse_chunk_in_stream, reference::reference as reference_chunk, stream_shape as chunk_stream_shape};
     pub use crate::run::wire::read_server_text;
     pub use crate::mcp_client::{read_revision_message, read_server_message};
     pub use crate::mcp_client::oauth::{Challenge, Redirect, bearer_params, read_auth_server, read_redirect, read_tokens};

@@ -6,12 +6,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use visindigo_agent::fuzz::{CHUNK_IGNORED, Shape, parse_chunk, parse_chunk_in_stream, reference_chunk};
+use visindigo_agent::fuzz::{chunk_stream_shape, parse_chunk, parse_chunk_in_stream, reference_chunk};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         assert_eq!(parse_chunk(text), reference_chunk(text), "{text:?}");
-        let mut shape = Shape::ignoring(CHUNK_IGNORED);
+        let mut shape = chunk_stream_shape();
         for line in text.split('\n') {
             assert_eq!(parse_chunk_in_stream(line, &mut shape), reference_chunk(line), "{line:?} in {text:?}");
         }

@@ -97,8 +97,12 @@ pub fn parse(data: &str) -> Parsed {
 /// [`parse`] for the payloads of one stream: one shaped like the last piece of answer is read
 /// by `shape`, and a piece of answer read in full becomes the shape (`shape.rs`).
 pub fn parse_in_stream(data: &str, shape: &mut Shape) -> Parsed {
-    match shape.read(data) {
-        Some(parsed) => parsed,
+    match shape.read_carrying(data) {
+        Some((parsed, None)) => parsed,
+        Some((parsed, Some(usage))) => match (parsed, Usage::read(usage)) {
+            (Parsed::Text(text), usage @ Some(_)) => Chunk { content: Some(text), usage, ..Chunk::default() }.into(),
+            (parsed, _) => parsed,
+        },
         None => walk(data, Some(shape)),
     }
 }
@@ -287,15 +291,17 @@ impl RawTop<'_> {
             return Chunk { usage, finish_reason, ..Chunk::default() }.into();
         };
         let piece = shape::borrowed(delta.content.as_ref());
-        let mut content = non_empty(delta.content.take());
+        let mut content: Option<DeltaText> = non_empty(delta.content.take());
         let reasoning = non_empty(delta.reasoning_content.take()).or_else(|| non_empty(delta.reasoning.take()));
-        let alone = reasoning.is_none() && usage.is_none() && finish_reason.is_none() && delta.tool_calls.is_empty();
-        if alone && let Some(text) = content.take() {
-            let parsed = Parsed::Text(text);
-            if let Some(shape) = shape {
-                shape.learn(data, &parsed, piece);
-            }
-            return parsed;
+        let text_only = reasoning.is_none() && finish_reason.is_none() && delta.tool_calls.is_empty();
+        if text_only
+            && let (Some(shape), Some(text)) = (shape, content.as_ref())
+            && (usage.is_none() || shape.carries("usage"))
+        {
+            shape.learn_text(data, text.as_str(), false, piece);
+        }
+        if text_only && usage.is_none() && let Some(text) = content.take() {
+            return Parsed::Text(text);
         }
         Chunk { content, reasoning, tool_calls: std::mem::take(&mut delta.tool_calls), usage, finish_reason, thinking_block: None }.into()
     }
@@ -390,7 +396,13 @@ fn lenient_obj<'a, T: Default>(
 
 /// What OpenAI's chunks carry that differs in every one: a padding, skipped by
 /// [`RawTop::field`], so a hole in a piece of answer's shape (`shape.rs`).
-pub const IGNORED: &[Ignored] = &[Ignored::string("obfuscation")];
+const IGNORED: &[Ignored] = &[Ignored::string("obfuscation")];
+
+/// The shape of a stream's pieces of answer: OpenAI's padding is a hole, and the usage so far
+/// that some servers send in every chunk (vLLM's `continuous_usage_stats`) is carried.
+pub fn stream_shape() -> Shape {
+    Shape::ignoring(IGNORED).carrying("usage")
+}
 
 impl<'a> RawTop<'a> {
     fn field(&mut self, s: &mut Scanner<'a>, key: &str) -> scan::Result<()> {
@@ -1141,9 +1153,46 @@ mod tests {
         // The padding before the text, too.
         let first = |content: &str, padding: &str| format!(r#"{{"obfuscation":"{padding}","choices":[{{"index":0,"delta":{{"content":"{content}"}}}}]}}"#);
         let stream = stream.into_iter().chain([(first("a", "b"), false), (first("c", "defgh"), true), (first("i", ""), true)]);
-        let mut shape = Shape::ignoring(IGNORED);
+        let mut shape = stream_shape();
         for (payload, shaped) in stream {
             assert_eq!(shape.read(&payload).is_some(), shaped, "{payload}");
+            assert_eq!(parse_in_stream(&payload, &mut shape), reference::reference(&payload), "{payload}");
+        }
+    }
+
+    #[test]
+    fn chunks_with_the_usage_so_far_read_as_the_reference_does() {
+        // vLLM with `continuous_usage_stats`: the usage so far in every chunk.
+        let chunk = |content: &str, usage: &str| {
+            format!(r#"{{"id":"c","choices":[{{"index":0,"delta":{{"content":"{content}"}},"finish_reason":null}}],"usage":{usage}}}"#)
+        };
+        let counts = |n: u32| format!(r#"{{"prompt_tokens":9,"total_tokens":{},"completion_tokens":{n}}}"#, 9 + n);
+        let stream = [
+            (chunk("Hel", &counts(1)), false),
+            (chunk("lo", &counts(2)), true),
+            (chunk(", w", &counts(1234)), true),
+            (chunk("a\"b", &counts(4)), false),
+            (chunk("or", &counts(5)), true),
+            (chunk("ld", r#"{"prompt_tokens":9,"total_tokens":-1,"completion_tokens":6}"#), false),
+            (chunk("!", "null"), false),
+            (chunk("?", "null"), true),
+            (chunk(".", "7"), false),
+            (chunk(".", &counts(8)), false),
+            // The reader keeps the last of two: not this shape, and not learnt (the 3rd miss).
+            (chunk(".", &format!("{},\"usage\":{}", counts(9), counts(10))), false),
+            (chunk(".", &counts(11)), true),
+            (chunk("..", &counts(12)), true),
+        ];
+        let mut shape = stream_shape();
+        for (payload, shaped) in stream {
+            assert_eq!(shape.read_carrying(&payload).is_some(), shaped, "{payload}");
+            assert_eq!(parse_in_stream(&payload, &mut shape), reference::reference(&payload), "{payload}");
+        }
+        // A shape that does not carry the usage learns no chunk that has one.
+        let mut shape = Shape::ignoring(IGNORED);
+        for n in 1..4 {
+            let payload = chunk("x", &counts(n));
+            assert_eq!(shape.read(&payload), None, "{payload}");
             assert_eq!(parse_in_stream(&payload, &mut shape), reference::reference(&payload), "{payload}");
         }
     }

@@ -127,9 +127,15 @@ impl Shape {
         Self { ignored, ..Self::default() }
     }
 
-    /// A shape for a reader that keeps the text of the top-level member `carried` as it is.
-    pub fn carrying(carried: &'static str) -> Self {
-        Self { carried: Some(carried), ..Self::default() }
+    /// This shape for a reader that keeps the text of the top-level member `carried` as it is.
+    pub fn carrying(self, carried: &'static str) -> Self {
+        Self { carried: Some(carried), ..self }
+    }
+
+    /// Whether the shape carries `member`: only then may an event whose outcome has that
+    /// member's value be learnt.
+    pub fn carries(&self, member: &str) -> bool {
+        self.carried == Some(member)
     }
 
     /// What a full read of `data` would give, when it has the shape; None reads it in full.
@@ -140,6 +146,10 @@ impl Shape {
 
     /// `read`, and the carried member's value in `data` when the shape has one.
     pub fn read_carrying<'a>(&mut self, data: &'a str) -> Option<(Parsed, Option<&'a str>)> {
+        // Learnt from an event without the member: it is fixed bytes, or absent, here too.
+        if self.carried_at.is_none() {
+            return self.read_as::<false>(data, &mut None).map(|parsed| (parsed, None));
+        }
         let mut carried = None;
         self.read_as::<true>(data, &mut carried).map(|parsed| (parsed, carried))
     }
@@ -257,10 +267,19 @@ impl Shape {
     /// shape as it was.
     #[inline]
     pub fn learn(&mut self, data: &str, parsed: &Parsed, piece: Option<&str>) {
-        if let (Parsed::Text(text) | Parsed::Reasoning(text), Some(piece)) = (parsed, piece) {
+        if let Parsed::Text(text) | Parsed::Reasoning(text) = parsed {
+            self.learn_text(data, text, matches!(parsed, Parsed::Reasoning(_)), piece);
+        }
+    }
+
+    /// `learn` from a full read that gave the piece `text` (of reasoning or not) and, when the
+    /// shape carries a member, that member's value.
+    #[inline]
+    pub fn learn_text(&mut self, data: &str, text: &str, reasoning: bool, piece: Option<&str>) {
+        if let Some(piece) = piece {
             self.misses = self.misses.wrapping_add(1);
             if self.misses.is_power_of_two() || self.misses.is_multiple_of(64) {
-                self.take(data, text, piece, matches!(parsed, Parsed::Reasoning(_)));
+                self.take(data, text, piece, reasoning);
             }
         }
     }
@@ -498,7 +517,7 @@ mod tests {
 
     /// A shape carrying `usage`, learnt from `data` (whose text is the value of `t`).
     fn learnt_carrying(data: &str) -> Shape {
-        let mut shape = Shape::carrying("usage");
+        let mut shape = Shape::default().carrying("usage");
         let from = data.find(r#""t":""#).unwrap() + 5;
         let piece = &data[from..from + data[from..].find('"').unwrap()];
         shape.learn(data, &Parsed::Text(piece.into()), Some(piece));

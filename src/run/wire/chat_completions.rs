@@ -72,7 +72,7 @@ struct ChunkEvents {
 
 impl Default for ChunkEvents {
     fn default() -> Self {
-        Self { shape: Shape::ignoring(chunk::IGNORED) }
+        Self { shape: chunk::stream_shape() }
     }
 }
 

@@ -333,7 +333,7 @@ struct ResponseEvents {
 
 impl Default for ResponseEvents {
     fn default() -> Self {
-        Self { calls: 0, finished: false, tree_only: false, shape: Shape::carrying("usageMetadata") }
+        Self { calls: 0, finished: false, tree_only: false, shape: Shape::default().carrying("usageMetadata") }
     }
 }
 
