@@ -2,32 +2,47 @@
 //!
 //! Gemini repeats the usage so far in every chunk, and only the last one of a network read is
 //! kept (`Run::apply`): built as a `serde_json::Value` for each chunk, it cost ~14,000
-//! instructions a delta, twenty times the rest of the chunk (issue 34). Its text is copied
-//! instead, and read into a tree once, when it is the one kept.
+//! instructions a delta, twenty times the rest of the chunk (issue 34). The fast readers copy
+//! its text instead, read into a tree once, when it is the one kept. The tree readers keep
+//! their tree: written out and read again, a number `serde_json` rounded would come back as a
+//! different one.
 
 use serde_json::Value;
 use std::fmt;
 
-/// The text of a usage object: JSON the scanner or `serde_json` validated, so it reads back
-/// into the tree it was.
+/// A usage object: its text as the scanner validated it, or a tree reader's tree.
 #[derive(Clone)]
-pub struct Usage(Box<str>);
+pub struct Usage(Kept);
+
+#[derive(Clone)]
+enum Kept {
+    Text(Box<str>),
+    Tree(Value),
+}
 
 impl Usage {
     /// The usage in `raw`, a value the scanner validated (`Scanner::raw`), when it is an object.
     pub fn read(raw: &str) -> Option<Usage> {
-        raw.starts_with('{').then(|| Usage(raw.into()))
+        raw.starts_with('{').then(|| Usage(Kept::Text(raw.into())))
     }
 
     /// The usage `value` of a tree reader, when it is an object.
     pub fn of(value: &Value) -> Option<Usage> {
-        value.is_object().then(|| Usage(value.to_string().into()))
+        value.is_object().then(|| Usage(Kept::Tree(value.clone())))
+    }
+
+    /// [`Usage::of`] a tree that is the reader's to give.
+    pub fn tree(value: Value) -> Option<Usage> {
+        value.is_object().then_some(Usage(Kept::Tree(value)))
     }
 
     /// The usage as a tree; None only if a reader kept a text that is not JSON (a fault the
     /// fuzz targets look for: the fast and the tree readers would then disagree).
     pub fn value(&self) -> Option<Value> {
-        serde_json::from_str(&self.0).ok()
+        match &self.0 {
+            Kept::Text(text) => serde_json::from_str(text).ok(),
+            Kept::Tree(value) => Some(value.clone()),
+        }
     }
 }
 
@@ -41,7 +56,10 @@ impl PartialEq for Usage {
 
 impl fmt::Debug for Usage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match &self.0 {
+            Kept::Text(text) => f.write_str(text),
+            Kept::Tree(value) => write!(f, "{value}"),
+        }
     }
 }
 
@@ -49,7 +67,7 @@ impl fmt::Debug for Usage {
 impl From<Value> for Usage {
     /// For tests: an object's usage (a non-object reads as `{}`).
     fn from(value: Value) -> Usage {
-        Usage::of(&value).unwrap_or_else(|| Usage("{}".into()))
+        Usage::tree(value).unwrap_or_else(|| Usage(Kept::Text("{}".into())))
     }
 }
 
@@ -68,5 +86,14 @@ mod tests {
             assert!(Usage::read(not_an_object).is_none(), "{not_an_object}");
         }
         assert!(Usage::of(&json!([1])).is_none());
+    }
+
+    #[test]
+    fn a_number_serde_json_rounds_is_the_same_from_the_text_and_from_the_tree() {
+        // serde_json reads a long number to a float that its own text would not read back to.
+        let text = format!(r#"{{"total_tokens":14{}}}"#, "9".repeat(69));
+        let tree: Value = serde_json::from_str(&text).unwrap();
+        assert_ne!(serde_json::from_str::<Value>(&tree.to_string()).unwrap(), tree, "no longer rounded");
+        assert_eq!(Usage::read(&text).unwrap(), Usage::of(&tree).unwrap());
     }
 }

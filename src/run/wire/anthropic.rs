@@ -418,7 +418,7 @@ impl Events for MessageEvents {
                     Some(usage) => {
                         // A later event's null (an optional count it leaves out) keeps the count.
                         self.usage.extend(usage.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())));
-                        chunk(Chunk { usage: Usage::of(&Value::Object(self.usage.clone())), ..Chunk::default() })
+                        chunk(Chunk { usage: Usage::tree(Value::Object(self.usage.clone())), ..Chunk::default() })
                     }
                     None => Parsed::Ignored,
                 }
