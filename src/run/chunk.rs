@@ -296,7 +296,7 @@ impl RawTop<'_> {
         let text_only = reasoning.is_none() && finish_reason.is_none() && delta.tool_calls.is_empty();
         if text_only
             && let (Some(shape), Some(text)) = (shape, content.as_ref())
-            && (usage.is_none() || shape.carries("usage"))
+            && (usage.is_none() || shape.carries(USAGE))
         {
             shape.learn_text(data, text.as_str(), false, piece);
         }
@@ -394,6 +394,9 @@ fn lenient_obj<'a, T: Default>(
     s.object(|s, key| field(out, s, key))
 }
 
+/// The member with the tokens so far: read by [`RawTop::field`] and carried by the shape.
+const USAGE: &str = "usage";
+
 /// What OpenAI's chunks carry that differs in every one: a padding, skipped by
 /// [`RawTop::field`], so a hole in a piece of answer's shape (`shape.rs`).
 const IGNORED: &[Ignored] = &[Ignored::string("obfuscation")];
@@ -401,7 +404,7 @@ const IGNORED: &[Ignored] = &[Ignored::string("obfuscation")];
 /// The shape of a stream's pieces of answer: OpenAI's padding is a hole, and the usage so far
 /// that some servers send in every chunk (vLLM's `continuous_usage_stats`) is carried.
 pub fn stream_shape() -> Shape {
-    Shape::ignoring(IGNORED).carrying("usage")
+    Shape::ignoring(IGNORED).carrying(USAGE)
 }
 
 impl<'a> RawTop<'a> {
@@ -426,7 +429,7 @@ impl<'a> RawTop<'a> {
                 let error = s.value()?;
                 self.error = (!error.is_null()).then(|| Box::new(error));
             }
-            "usage" => self.usage = Some(s.raw()?),
+            USAGE => self.usage = Some(s.raw()?),
             _ => s.skip()?,
         }
         Ok(())

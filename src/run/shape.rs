@@ -121,6 +121,15 @@ struct Hole {
     kind: Kind,
 }
 
+impl Hole {
+    /// `raw`, a value read from `data`, as a hole when it is a count: all digits ("1.5" and
+    /// "1e3" are numbers, not counts).
+    fn count(raw: &str, data: &str) -> Option<Hole> {
+        let at = raw.as_ptr() as usize - data.as_ptr() as usize;
+        (Kind::Count.forward(raw.as_bytes()) == Some(raw.len())).then_some(Hole { at, len: raw.len(), kind: Kind::Count })
+    }
+}
+
 impl Shape {
     /// A shape for a reader that skips `ignored` in the top-level object whatever its value.
     pub fn ignoring(ignored: &'static [Ignored]) -> Self {
@@ -331,14 +340,12 @@ fn holes(data: &str, ignored: &[Ignored], carried: Option<&str>, out: &mut Vec<H
         }
         let Some(Ignored { kind, .. }) = ignored.iter().find(|i| i.name == key) else { return s.skip() };
         let raw = s.raw()?;
-        let hole = match kind {
+        out.extend(match kind {
             // Quoted, without escapes: the characters between the quotes.
-            Kind::String if raw.starts_with('"') && kind.holds(&raw.as_bytes()[1..raw.len() - 1]) => Hole { at: at(raw) + 1, len: raw.len() - 2, kind: *kind },
-            // All digits ("1.5" and "1e3" are numbers, not counts).
-            Kind::Count if kind.forward(raw.as_bytes()) == Some(raw.len()) => Hole { at: at(raw), len: raw.len(), kind: *kind },
-            _ => return Ok(()),
-        };
-        out.push(hole);
+            Kind::String if raw.starts_with('"') && kind.holds(&raw.as_bytes()[1..raw.len() - 1]) => Some(Hole { at: at(raw) + 1, len: raw.len() - 2, kind: *kind }),
+            Kind::String => None,
+            Kind::Count => Hole::count(raw, data),
+        });
         Ok(())
     });
     if twice {
@@ -360,10 +367,7 @@ fn counts(s: &mut Scanner, data: &str, out: &mut Vec<Hole>) -> scan::Result<()> 
         Some(b'{') => s.object(|s, _| counts(s, data, out)),
         Some(b'[') => s.array(|s| counts(s, data, out)),
         _ => {
-            let raw = s.raw()?;
-            if Kind::Count.forward(raw.as_bytes()) == Some(raw.len()) {
-                out.push(Hole { at: raw.as_ptr() as usize - data.as_ptr() as usize, len: raw.len(), kind: Kind::Count });
-            }
+            out.extend(Hole::count(s.raw()?, data));
             Ok(())
         }
     }
