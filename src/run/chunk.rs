@@ -69,7 +69,11 @@ pub enum Parsed {
     Text(DeltaText),
     /// A chunk that carries a piece of reasoning and nothing else.
     Reasoning(DeltaText),
-    /// Any other chunk (made with `Parsed::from`, which gives the two above where they apply).
+    /// A chunk that carries the tokens so far and nothing else (Gemini's usage, which it sends
+    /// with every piece, is read as a piece and then this).
+    Usage(Usage),
+    /// Any other chunk (made with `Parsed::from`, which gives the three above where they
+    /// apply).
     Chunk(Box<Chunk>),
     /// The server is overloaded for now (Anthropic's `overloaded_error`): fails the attempt
     /// like HTTP 529 does, so it falls back and is retried. Never produced by Chat Completions.
@@ -80,12 +84,36 @@ pub enum Parsed {
 
 impl From<Chunk> for Parsed {
     fn from(chunk: Chunk) -> Parsed {
-        let alone = chunk.tool_calls.is_empty() && chunk.usage.is_none() && chunk.finish_reason.is_none() && chunk.thinking_block.is_none();
+        let alone = chunk.tool_calls.is_empty() && chunk.finish_reason.is_none() && chunk.thinking_block.is_none();
         match chunk {
-            Chunk { content: Some(text), reasoning: None, .. } if alone => Parsed::Text(text),
-            Chunk { content: None, reasoning: Some(text), .. } if alone => Parsed::Reasoning(text),
+            Chunk { content: Some(text), reasoning: None, usage: None, .. } if alone => Parsed::Text(text),
+            Chunk { content: None, reasoning: Some(text), usage: None, .. } if alone => Parsed::Reasoning(text),
+            Chunk { content: None, reasoning: None, usage: Some(usage), .. } if alone => Parsed::Usage(usage),
             chunk => Parsed::Chunk(Box::new(chunk)),
         }
+    }
+}
+
+impl Parsed {
+    /// Pushes `usage` to the parsed events of a network read, and drops the usage before it
+    /// when only pieces came between: `Run::apply` keeps only the last usage of a read, and
+    /// one dropped at once leaves its memory to the next. Gemini sends the usage so far with
+    /// every piece, and a read holds ~200 of them: kept to the end, each cost an allocation
+    /// the allocator's thread cache could not serve (issue 34).
+    pub fn push_usage(out: &mut Vec<Parsed>, usage: Usage) {
+        for earlier in out.iter_mut().rev() {
+            match earlier {
+                Parsed::Text(_) | Parsed::Reasoning(_) => {}
+                Parsed::Usage(_) => {
+                    *earlier = Parsed::Ignored;
+                    break;
+                }
+                // Anything else may end `apply` before this usage, or is where the last
+                // dropped one was.
+                _ => break,
+            }
+        }
+        out.push(Parsed::Usage(usage));
     }
 }
 
@@ -505,6 +533,7 @@ mod tests {
             Parsed::Chunk(c) => *c,
             Parsed::Text(text) => Chunk { content: Some(text), ..Chunk::default() },
             Parsed::Reasoning(text) => Chunk { reasoning: Some(text), ..Chunk::default() },
+            Parsed::Usage(usage) => Chunk { usage: Some(usage), ..Chunk::default() },
             other => panic!("expected a chunk for {data}, got {other:?}"),
         }
     }
@@ -878,6 +907,25 @@ mod tests {
     }
 
     // --- usage -------------------------------------------------------------------------------
+
+    #[test]
+    fn a_usage_with_only_pieces_before_the_next_is_dropped() {
+        let usage = |n: i64| Usage::from(json!({"n": n}));
+        let mut out = Vec::new();
+        Parsed::push_usage(&mut out, usage(1));
+        out.extend([Parsed::Text("a".into()), Parsed::Reasoning("b".into())]);
+        Parsed::push_usage(&mut out, usage(2));
+        assert_eq!(out, [Parsed::Ignored, Parsed::Text("a".into()), Parsed::Reasoning("b".into()), Parsed::Usage(usage(2))]);
+        // A usage before what may end `Run::apply` (an error, a chunk with tool calls) is kept,
+        // and so is the one before a dropped one.
+        let call = Chunk { tool_calls: vec![tc(0, Some("c"), Some("f"), None)], ..Chunk::default() };
+        for end in [Parsed::Error("x".into()), Parsed::Done, call.into()] {
+            let mut out = vec![Parsed::Usage(usage(1)), end.clone(), Parsed::Text("a".into())];
+            Parsed::push_usage(&mut out, usage(2));
+            Parsed::push_usage(&mut out, usage(3));
+            assert_eq!(out, [Parsed::Usage(usage(1)), end, Parsed::Text("a".into()), Parsed::Ignored, Parsed::Usage(usage(3))]);
+        }
+    }
 
     #[test]
     fn usage_only_chunk() {

@@ -430,7 +430,7 @@ impl Run {
             match p {
                 Parsed::Text(piece) => text.push_str(&piece),
                 Parsed::Chunk(chunk) => text.push_str(chunk.content.as_deref().unwrap_or_default()),
-                Parsed::Reasoning(_) => {}
+                Parsed::Reasoning(_) | Parsed::Usage(_) => {}
                 Parsed::Error(message) | Parsed::Overloaded(message) => return Err(summary_failed(Failure::new(Kind::ServerError, message))),
                 Parsed::Done => break,
                 Parsed::Ignored => {}
@@ -567,6 +567,7 @@ impl Run {
                 Parsed::Ignored => {}
                 Parsed::Text(text) => pieces.push(Piece::Content(text)),
                 Parsed::Reasoning(text) => pieces.push(Piece::Reasoning(text)),
+                Parsed::Usage(u) => usage = Some(u),
                 Parsed::Chunk(c) => {
                     let c = *c;
                     if let Some(reasoning) = c.reasoning {

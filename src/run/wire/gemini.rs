@@ -350,7 +350,7 @@ impl ResponseEvents {
             out.push(self.part(part, response_id));
         }
         if let Some(usage) = response.get("usageMetadata").and_then(Usage::of) {
-            out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
+            Parsed::push_usage(out, usage);
         }
         if candidate.is_none()
             && let Some(reason) = response.pointer("/promptFeedback/blockReason").and_then(Value::as_str)
@@ -404,7 +404,7 @@ impl Events for ResponseEvents {
             if let Some((parsed, usage)) = self.shape.read_carrying(data) {
                 out.push(parsed);
                 if let Some(usage) = usage.and_then(Usage::read) {
-                    out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
+                    Parsed::push_usage(out, usage);
                 }
                 return;
             }
@@ -419,7 +419,7 @@ impl Events for ResponseEvents {
                     out.extend(chunk.parts.iter().map(|p| text_piece(&p.text, p.thought)));
                 }
                 if let Some(usage) = chunk.usage {
-                    out.push(Chunk { usage: Some(usage), ..Chunk::default() }.into());
+                    Parsed::push_usage(out, usage);
                 }
                 return;
             }
@@ -476,7 +476,7 @@ mod tests {
         let second = ToolCallDelta { index: 1, id: Some("fc-9".into()), name: Some("f".into()), arguments: Some("{}".into()) };
         assert_eq!(got[4], piece(Chunk { tool_calls: vec![second], ..Chunk::default() }));
         assert_eq!(got[5], piece(Chunk { content: Some(".".into()), ..Chunk::default() }));
-        assert!(matches!(&got[6], Parsed::Chunk(c) if c.usage.as_ref().and_then(Usage::value).is_some_and(|u| u["thoughtsTokenCount"] == 30)));
+        assert!(matches!(&got[6], Parsed::Usage(u) if u.value().is_some_and(|u| u["thoughtsTokenCount"] == 30)));
         assert_eq!(got[7], Parsed::Done);
         assert_eq!(got.len(), 8);
     }
@@ -528,7 +528,7 @@ mod tests {
                 tree.event(b"", &data, &mut full);
                 assert_eq!(fast, full, "{data}");
                 let usage = fast.iter().find_map(|p| match p {
-                    Parsed::Chunk(c) => c.usage.as_ref().and_then(Usage::value),
+                    Parsed::Usage(u) => u.value(),
                     _ => None,
                 });
                 assert_eq!(usage.unwrap()["totalTokenCount"], 9 + n, "{data}");
