@@ -129,6 +129,7 @@ pub fn parse_in_stream(data: &str, shape: &mut Shape) -> Parsed {
         Some((parsed, None)) => parsed,
         Some((parsed, Some(usage))) => match (parsed, Usage::read(usage)) {
             (Parsed::Text(text), usage @ Some(_)) => Chunk { content: Some(text), usage, ..Chunk::default() }.into(),
+            (Parsed::Reasoning(text), usage @ Some(_)) => Chunk { reasoning: Some(text), usage, ..Chunk::default() }.into(),
             (parsed, _) => parsed,
         },
         None => walk(data, Some(shape)),
@@ -302,10 +303,11 @@ struct RawFunction<'a> {
 }
 
 impl RawTop<'_> {
-    /// Read in place, and a piece of answer text alone (most of a stream) made `Parsed::Text`
-    /// as `Parsed::from` would make it, without a `Chunk` moved and dropped around it: those
-    /// moves cost ~60 instructions a delta (issue 34).
-    /// A piece of answer alone that was a slice of `data` becomes `shape`.
+    /// Read in place, and a piece of answer or of reasoning alone (most of a stream) made
+    /// `Parsed::Text` or `Parsed::Reasoning` as `Parsed::from` would make it, without a `Chunk`
+    /// moved and dropped around it: those moves cost ~60 instructions a delta (issue 34).
+    /// Such a piece that was a slice of `data` becomes `shape`, with the usage so far when the
+    /// shape carries it.
     fn parsed(&mut self, data: &str, shape: Option<&mut Shape>) -> Parsed {
         if let Some(error) = self.error.take() {
             return Parsed::Error(error_message(*error));
@@ -318,18 +320,33 @@ impl RawTop<'_> {
         let Some(delta) = delta else {
             return Chunk { usage, finish_reason, ..Chunk::default() }.into();
         };
-        let piece = shape::borrowed(delta.content.as_ref());
+        let content_piece = shape::borrowed(delta.content.as_ref());
         let mut content: Option<DeltaText> = non_empty(delta.content.take());
-        let reasoning = non_empty(delta.reasoning_content.take()).or_else(|| non_empty(delta.reasoning.take()));
-        let text_only = reasoning.is_none() && finish_reason.is_none() && delta.tool_calls.is_empty();
-        if text_only
-            && let (Some(shape), Some(text)) = (shape, content.as_ref())
-            && (usage.is_none() || shape.carries(USAGE))
-        {
-            shape.learn_text(data, text.as_str(), false, piece);
-        }
-        if text_only && usage.is_none() && let Some(text) = content.take() {
-            return Parsed::Text(text);
+        // DeepSeek's `reasoning_content`, else vLLM's and OpenRouter's `reasoning`.
+        let chosen = match delta.reasoning_content.take() {
+            Some(r) if !r.is_empty() => Some(r),
+            _ => delta.reasoning.take(),
+        };
+        let reasoning_piece = shape::borrowed(chosen.as_ref());
+        let mut reasoning: Option<DeltaText> = non_empty(chosen);
+        // A piece of answer or of reasoning alone, perhaps with the usage so far.
+        if finish_reason.is_none() && delta.tool_calls.is_empty() {
+            if let Some(shape) = shape
+                && (usage.is_none() || shape.carries(USAGE))
+            {
+                match (&content, &reasoning) {
+                    (Some(text), None) => shape.learn_text(data, text.as_str(), false, content_piece),
+                    (None, Some(text)) => shape.learn_text(data, text.as_str(), true, reasoning_piece),
+                    _ => {}
+                }
+            }
+            if usage.is_none() {
+                match (content, reasoning) {
+                    (Some(text), None) => return Parsed::Text(text),
+                    (None, Some(text)) => return Parsed::Reasoning(text),
+                    both_or_neither => (content, reasoning) = both_or_neither,
+                }
+            }
         }
         Chunk { content, reasoning, tool_calls: std::mem::take(&mut delta.tool_calls), usage, finish_reason, thinking_block: None }.into()
     }
@@ -1168,7 +1185,9 @@ mod tests {
             (r#"{"choices":[{"delta":{"content":"a","content":"cd"},"index":0}]}"#, true),
             (r#"{"choices":[{"delta":{"content":"a","content":"c"},"index":0}]}"#, true),
             (r#"{"choices":[{"delta":{"reasoning_content":"hm"},"index":0}]}"#, false),
-            (r#"{"choices":[{"delta":{"content":"a","content":"e"},"index":0}]}"#, true),
+            (r#"{"choices":[{"delta":{"reasoning_content":"more"},"index":0}]}"#, true),
+            (r#"{"choices":[{"delta":{"content":"a","content":"e"},"index":0}]}"#, false),
+            (r#"{"choices":[{"delta":{"content":"a","content":"f"},"index":0}]}"#, true),
             ("[DONE]", false),
         ];
         let mut shape = Shape::default();
@@ -1245,6 +1264,36 @@ mod tests {
             let payload = chunk("x", &counts(n));
             assert_eq!(shape.read(&payload), None, "{payload}");
             assert_eq!(parse_in_stream(&payload, &mut shape), reference::reference(&payload), "{payload}");
+        }
+    }
+
+    #[test]
+    fn pieces_of_reasoning_alone_read_as_the_reference_does() {
+        // DeepSeek's reasoner: `reasoning_content` beside a null `content`.
+        let deepseek = |r: &str| format!(r#"{{"id":"d","object":"chat.completion.chunk","created":1,"model":"deepseek-reasoner","system_fingerprint":"fp","choices":[{{"index":0,"delta":{{"content":null,"reasoning_content":"{r}"}},"logprobs":null,"finish_reason":null}}]}}"#);
+        // vLLM's `reasoning`, with the usage so far; an empty `reasoning_content` gives way to it.
+        let vllm = |r: &str, n: u32| format!(r#"{{"choices":[{{"index":0,"delta":{{"reasoning_content":"","reasoning":"{r}"}}}}],"usage":{{"completion_tokens":{n}}}}}"#);
+        let stream = [
+            (deepseek("Let"), false),
+            (deepseek(" me"), true),
+            (deepseek("a\nb"), false),
+            (deepseek(""), false),
+            (deepseek("think"), true),
+            (deepseek("x").replace(r#""content":null"#, r#""content":"y""#), false),
+            (vllm("Hm", 1), false),
+            (vllm("m", 2), true),
+            (vllm("mm", 345), true),
+            (vllm("x", 4).replace(r#""reasoning_content":"""#, r#""reasoning_content":"z""#), false),
+            (vllm("done", 5).replace(r#"}}],"#, r#"},"finish_reason":"stop"}],"#), false),
+        ];
+        let mut shape = stream_shape();
+        for (payload, shaped) in stream {
+            assert_eq!(shape.read_carrying(&payload).is_some(), shaped, "{payload}");
+            let parsed = parse_in_stream(&payload, &mut shape);
+            assert_eq!(parsed, reference::reference(&payload), "{payload}");
+            if shaped {
+                assert!(matches!(parsed, Parsed::Reasoning(_)) || matches!(&parsed, Parsed::Chunk(c) if c.reasoning.is_some() && c.usage.is_some()), "{parsed:?}");
+            }
         }
     }
 
