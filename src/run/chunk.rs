@@ -1276,7 +1276,7 @@ mod tests {
         let stream = [
             (deepseek("Let"), false),
             (deepseek(" me"), true),
-            (deepseek("a\nb"), false),
+            (deepseek("a\\nb"), false),
             (deepseek(""), false),
             (deepseek("think"), true),
             (deepseek("x").replace(r#""content":null"#, r#""content":"y""#), false),
