@@ -136,13 +136,15 @@ private:
                 && delta.value(QLatin1String("type")).toString() == QLatin1String("text_delta"))
                 content = delta.value(QLatin1String("text"));
         } else {
-            content = object.value(QLatin1String("choices"))
-                          .toArray()
-                          .at(0)
-                          .toObject()
-                          .value(QLatin1String("delta"))
-                          .toObject()
-                          .value(QLatin1String("content"));
+            const QJsonObject delta = object.value(QLatin1String("choices"))
+                                          .toArray()
+                                          .at(0)
+                                          .toObject()
+                                          .value(QLatin1String("delta"))
+                                          .toObject();
+            content = delta.value(QLatin1String("content"));
+            if (!content.isString()) // a piece of reasoning (DeepSeek's reasoner)
+                content = delta.value(QLatin1String("reasoning_content"));
         }
         deliver(content);
     }

@@ -2,26 +2,29 @@
 //
 // Stream delivery against the scripted server (benches/run.py starts it and sets the script).
 //
-//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic|gemini|openai]
+//   bench_stream --port P --impl ours|qt|cabi --case NAME [--latency] [--api chat|responses|anthropic|gemini]
 //                [--dialogs N]
 //
 // --dialogs N (ours, qt): N streams at once from the same server, timed from the first
 // streamBegan to the last streamEnded (ours: N dialogs; qt: N readers, each with its own
 // QNetworkAccessManager).
 //
-//   ours   Dialog::run(); every delta arrives as a streamDelta signal on the main thread.
+//   ours   Dialog::run(); every delta arrives as a streamDelta (or streamReasoning) signal on
+//          the main thread.
 //          Time = streamBegan → streamEnded.
 //   qt     the Qt-native way: QNetworkAccessManager, SSE decoded on readyRead, every chunk
 //          parsed with QJsonDocument, one Qt signal per delta. Time = request sent → finished.
-//   cabi   the bare C ABI: a callback counting StreamDelta events on the library thread.
+//   cabi   the bare C ABI: a callback counting StreamDelta (and StreamReasoning) events on the
+//          library thread.
 //   raw, rawpost  (--latency only) the floors: a blocking socket reader with no HTTP client
 //          and no JSON; rawpost hands each delta to the main thread's event loop.
 //
 // --api picks the wire protocol (SPEC §H.2): the model's Model::Api for ours and cabi, and for
 // qt the request path and the events it reads (Responses: response.output_text.delta,
 // Anthropic: content_block_delta with a text_delta, Gemini: the first candidate's text parts —
-// each parsed with QJsonDocument). openai is Chat Completions, named for the scripted server's
-// chunks as OpenAI's own API sends them (every one different).
+// each parsed with QJsonDocument; Chat Completions: the first choice's content, or its
+// reasoning_content when the content is not a string). run.py's openai, google and deepseek
+// streams are read through chat, gemini and chat.
 //
 // With --latency every delta's content is the server's send time in ns (the $paced
 // directive's stamp_content), and the per-delta latency server write → signal (cabi: →
@@ -118,6 +121,7 @@ Result runOurs(int port, bool latency, int dialogs)
                 began = bench::now();
         });
         QObject::connect(dialog, &Dialog::streamDelta, [&](const QString& d) { note(r, d, latency); });
+        QObject::connect(dialog, &Dialog::streamReasoning, [&](const QString& d) { note(r, d, latency); });
         QObject::connect(dialog, &Dialog::streamEnded, [&](const QString&) {
             if (--running == 0) {
                 r.seconds = bench::now() - began;
@@ -193,6 +197,7 @@ void onCabiEvent(CabiState* s, const ViEvent* event)
         s->began = bench::now();
         break;
     case VI_EVENT_KIND_STREAM_DELTA:
+    case VI_EVENT_KIND_STREAM_REASONING:
         ++s->deltas;
         s->bytes += qint64(event->text.len);
         if (s->latency && event->text.len) {
@@ -357,7 +362,7 @@ int main(int argc, char** argv)
     parser.addOption({QStringLiteral("impl"), QStringLiteral("ours|qt|cabi|raw|rawpost"), QStringLiteral("impl")});
     parser.addOption({QStringLiteral("case"), QStringLiteral("case name"), QStringLiteral("case")});
     parser.addOption({QStringLiteral("latency"), QStringLiteral("deltas carry send times")});
-    parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic|gemini|openai"), QStringLiteral("api")});
+    parser.addOption({QStringLiteral("api"), QStringLiteral("chat|responses|anthropic|gemini"), QStringLiteral("api")});
     parser.addOption({QStringLiteral("dialogs"), QStringLiteral("streams at once (ours, qt)"), QStringLiteral("n"), QStringLiteral("1")});
     parser.process(app);
     const int dialogs = std::max(1, parser.value(QStringLiteral("dialogs")).toInt());

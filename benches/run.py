@@ -45,17 +45,19 @@ class Server:
         self.proc.wait(timeout=10)
 
 
-APIS = ("responses", "anthropic", "gemini", "openai", "openai-responses", "google")
-# bench_stream's --api for each stream: OpenAI's and Google's own streams are read through their API.
-WIRE = {"openai": "chat", "openai-responses": "responses", "google": "gemini"}
+APIS = ("responses", "anthropic", "gemini", "openai", "openai-responses", "google", "deepseek")
+# bench_stream's --api for each stream: OpenAI's, Google's and DeepSeek's own streams are read
+# through their API.
+WIRE = {"openai": "chat", "openai-responses": "responses", "google": "gemini", "deepseek": "chat"}
 
 
 def api_stream(api, count):
     """The events of a stream of `count` one-letter text deltas through `api` ("chat",
     "responses", "anthropic", "gemini", or as OpenAI's own API sends them, every event
     different: "openai" for Chat Completions, "openai-responses" for Responses; "google" for
-    Gemini as Google's own API sends it, the usage so far in every chunk), with the events that
-    open and close the API's round."""
+    Gemini as Google's own API sends it, the usage so far in every chunk; "deepseek" for
+    Chat Completions as DeepSeek's reasoner sends reasoning, every delta a piece of reasoning),
+    with the events that open and close the API's round."""
     opening, closing = {
         "chat": ([], []),
         "responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
@@ -65,6 +67,7 @@ def api_stream(api, count):
                       [{"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
                        {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
         "openai": ([], []),
+        "deepseek": ([], []),
         "openai-responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
                              [{"$event": {"name": "response.completed", "data": {"type": "response.completed", "response": {"status": "completed"}}}}]),
         "gemini": ([], [{"candidates": [{"finishReason": "STOP", "index": 0}],

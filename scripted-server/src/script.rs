@@ -127,6 +127,9 @@ pub(crate) enum RepeatApi {
     /// Gemini's text chunks as Google's own API streams them: the usage so far, counting, in
     /// every chunk.
     Google,
+    /// Chat Completions chunks of reasoning as DeepSeek's reasoner streams them
+    /// (`reasoning_content` beside a null `content`).
+    DeepSeek,
 }
 
 /// One item of a step's `events` list.
@@ -354,8 +357,9 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
                 Some(Value::String(name)) if name == "openai" => RepeatApi::OpenAi,
                 Some(Value::String(name)) if name == "openai-responses" => RepeatApi::OpenAiResponses,
                 Some(Value::String(name)) if name == "google" => RepeatApi::Google,
+                Some(Value::String(name)) if name == "deepseek" => RepeatApi::DeepSeek,
                 Some(_) => {
-                    return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\", \"openai\", \"openai-responses\" or \"google\"".into());
+                    return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\", \"openai\", \"openai-responses\", \"google\" or \"deepseek\"".into());
                 }
             };
             let args = arguments(&plain, "$repeat", &["count", "delta"])?;

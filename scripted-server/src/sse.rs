@@ -110,7 +110,18 @@ fn repeated_event(api: RepeatApi, delta: &str, line_ending: &str) -> Option<Vec<
             &json!({"candidates": [{"content": {"parts": [{"text": delta}], "role": "model"}, "index": 0}]}).to_string(),
             line_ending,
         ),
+        RepeatApi::DeepSeek => field_lines("data", &deepseek_reasoning(delta).to_string(), line_ending),
         RepeatApi::OpenAi | RepeatApi::OpenAiResponses | RepeatApi::Google => return None,
+    })
+}
+
+/// A chunk of reasoning as DeepSeek's reasoner streams it: the same in every chunk but the
+/// piece.
+fn deepseek_reasoning(delta: &str) -> Value {
+    json!({
+        "id": "3f1e0c2a-9b7d-4e5f-8a6b-1c2d3e4f5a6b", "object": "chat.completion.chunk", "created": 1_765_000_000,
+        "model": "deepseek-reasoner", "system_fingerprint": "fp_ffc7281d48_prod0820_fp8_kvcache",
+        "choices": [{"index": 0, "delta": {"content": null, "reasoning_content": delta}, "logprobs": null, "finish_reason": null}],
     })
 }
 
@@ -344,6 +355,15 @@ mod tests {
             assert_eq!(chunk["usageMetadata"]["totalTokenCount"], i + 10);
             assert_eq!(chunk["usageMetadata"]["promptTokenCount"], 9);
         }
+    }
+
+    #[test]
+    fn deepseek_chunks_carry_the_piece_as_reasoning() {
+        let event = repeated_event(RepeatApi::DeepSeek, "t\"", "\n").unwrap();
+        let text = std::str::from_utf8(&event).unwrap().strip_suffix("\n\n").unwrap();
+        let chunk: Value = serde_json::from_str(text.strip_prefix("data: ").unwrap()).unwrap();
+        assert_eq!(chunk.pointer("/choices/0/delta/reasoning_content").unwrap(), "t\"");
+        assert_eq!(chunk.pointer("/choices/0/delta/content").unwrap(), &Value::Null);
     }
 
     #[test]
