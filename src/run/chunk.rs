@@ -337,8 +337,8 @@ impl RawTop<'_> {
                 match (&content, &reasoning) {
                     (Some(text), None) => shape.learn_text(data, text.as_str(), false, content_piece),
                     (None, Some(text)) => shape.learn_text(data, text.as_str(), true, reasoning_piece),
-                    _ => {}
-                }
+                    _ => false,
+                };
             }
             if usage.is_none() {
                 match (content, reasoning) {

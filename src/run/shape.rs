@@ -9,9 +9,11 @@
 //! new text: the readers are deterministic, read the bytes before the text exactly as last
 //! time, end the text at the same closing quote, and read the bytes after it as last time; and
 //! the outcome depends on nothing else, because only events that change no reader state are
-//! learnt (the caller's promise to [`Shape::learn`]; Anthropic's thinking deltas do keep state
-//! and are never offered). Such an event costs two comparisons and a look at its text instead
-//! of a walk (issue 34).
+//! learnt (the caller's promise to [`Shape::learn`]). An event that does change it may be
+//! learnt when the reader makes the same change itself for each event the shape reads:
+//! Anthropic's thinking deltas add their piece to the block the learnt event names, which the
+//! reader keeps when `learn` says the event became the shape. Such an event costs two
+//! comparisons and a look at its text instead of a walk (issue 34).
 //!
 //! Some members differ in every event: OpenAI's `obfuscation` padding (Chat Completions and
 //! Responses) and Responses' `sequence_number`. A reader that skips such a member of the
@@ -273,37 +275,35 @@ impl Shape {
     /// that is `piece`: a string the scanner borrowed from `data` (so it had no escapes, and a
     /// quote on each side; see [`borrowed`]). The caller vouches that the outcome depended on
     /// nothing but `data` and that `data` is the JSON object it read; anything else leaves the
-    /// shape as it was.
+    /// shape as it was. True when `data` is now the shape.
     #[inline]
-    pub fn learn(&mut self, data: &str, parsed: &Parsed, piece: Option<&str>) {
-        if let Parsed::Text(text) | Parsed::Reasoning(text) = parsed {
-            self.learn_text(data, text, matches!(parsed, Parsed::Reasoning(_)), piece);
+    pub fn learn(&mut self, data: &str, parsed: &Parsed, piece: Option<&str>) -> bool {
+        match parsed {
+            Parsed::Text(text) | Parsed::Reasoning(text) => self.learn_text(data, text, matches!(parsed, Parsed::Reasoning(_)), piece),
+            _ => false,
         }
     }
 
     /// `learn` from a full read that gave the piece `text` (of reasoning or not) and, when the
     /// shape carries a member, that member's value.
     #[inline]
-    pub fn learn_text(&mut self, data: &str, text: &str, reasoning: bool, piece: Option<&str>) {
-        if let Some(piece) = piece {
-            self.misses = self.misses.wrapping_add(1);
-            if self.misses.is_power_of_two() || self.misses.is_multiple_of(64) {
-                self.take(data, text, piece, reasoning);
-            }
-        }
+    pub fn learn_text(&mut self, data: &str, text: &str, reasoning: bool, piece: Option<&str>) -> bool {
+        let Some(piece) = piece else { return false };
+        self.misses = self.misses.wrapping_add(1);
+        (self.misses.is_power_of_two() || self.misses.is_multiple_of(64)) && self.take(data, text, piece, reasoning)
     }
 
     /// Out of line: where every event differs, the call above is made for each.
     #[inline(never)]
-    fn take(&mut self, data: &str, text: &str, piece: &str, reasoning: bool) {
+    fn take(&mut self, data: &str, text: &str, piece: &str, reasoning: bool) -> bool {
         let bytes = data.as_bytes();
-        let Some(head) = (piece.as_ptr() as usize).checked_sub(data.as_ptr() as usize) else { return };
+        let Some(head) = (piece.as_ptr() as usize).checked_sub(data.as_ptr() as usize) else { return false };
         let quoted = head > 0
             && head.checked_add(piece.len()).is_some_and(|end| end < bytes.len())
             && bytes[head - 1] == b'"'
             && bytes[head + piece.len()] == b'"';
         if !quoted || text != piece {
-            return;
+            return false;
         }
         self.event.clear();
         self.event.extend_from_slice(bytes);
@@ -314,11 +314,12 @@ impl Shape {
         let Some(carried_at) = holes(data, self.ignored, self.carried, &mut self.holes) else {
             // The carried member twice: the reader keeps the last, and the shape keeps nothing.
             self.head = 0;
-            return;
+            return false;
         };
         self.carried_at = carried_at;
         // A member's value never spans the text in a JSON object; `around_holes` counts on it.
         self.holes.retain(|hole| hole.at + hole.len < head || hole.at > head + piece.len());
+        true
     }
 }
 

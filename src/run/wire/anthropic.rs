@@ -288,8 +288,11 @@ struct MessageEvents {
     usage: Map<String, Value>,
     /// Never take the fast path (the fuzz target's reference reader).
     tree_only: bool,
-    /// The last text delta's, for reading the next one like it (`shape.rs`).
+    /// The last text or thinking delta's, for reading the next one like it (`shape.rs`).
     shape: Shape,
+    /// The block of the thinking delta that is the shape: a delta the shape reads as thinking
+    /// adds its piece there, as the full read would.
+    shaped_block: i64,
 }
 
 impl Fast for MessageEvents {
@@ -297,12 +300,24 @@ impl Fast for MessageEvents {
         &mut self.shape
     }
 
-    /// A text delta changes no state; a thinking delta is kept for its block, so it is never a
-    /// shape.
+    /// A text delta changes no state. A thinking delta adds its piece to its block, which
+    /// `shaped` does again for each delta the shape reads: the block's index is in the bytes
+    /// the shape compares.
     fn piece<'a>(parsed: &Parsed, t: &Typed<'a>) -> Option<&'a str> {
         match parsed {
             Parsed::Text(_) => shape::borrowed(t.delta_text.as_ref()),
+            Parsed::Reasoning(_) => shape::borrowed(t.delta_thinking.as_ref()),
             _ => None,
+        }
+    }
+
+    fn learnt(&mut self, t: &Typed) {
+        self.shaped_block = t.index.unwrap_or(0);
+    }
+
+    fn shaped(&mut self, parsed: &Parsed) {
+        if let Parsed::Reasoning(piece) = parsed {
+            self.thinking.entry(self.shaped_block).or_default().thinking.push_str(piece);
         }
     }
 
@@ -486,7 +501,7 @@ mod tests {
     #[test]
     fn deltas_shaped_like_the_last_read_the_same_and_thinking_is_still_kept() {
         let text = |t: &str| json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": t}});
-        // A thinking delta is never a shape, even one whose `text` is its thinking.
+        // A thinking delta whose `text` is its thinking too: the shape compares its `text`.
         let thinking = |t: &str| json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": t, "text": t}});
         let got = events(&[
             text("x"),
@@ -503,6 +518,47 @@ mod tests {
         let Parsed::Chunk(block) = &got[5] else { panic!("{:?}", got[5]) };
         assert!(block.thinking_block.as_deref().is_some_and(|b| b.contains(r#""thinking":"abc""#)), "{block:?}");
         assert_eq!(got[6..], [Parsed::Text("w".into())]);
+    }
+
+    #[test]
+    fn thinking_deltas_read_by_the_shape_are_kept_in_their_block() {
+        let thinking = |index: i64, t: &str| json!({"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": t}}).to_string();
+        let start = |index: i64| json!({"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}}).to_string();
+        let signature = |index: i64| json!({"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": "s="}}).to_string();
+        let stop = |index: i64| json!({"type": "content_block_stop", "index": index}).to_string();
+        // Two blocks: the second is learnt while the first's shape is still there, and each
+        // block gets only its own pieces, whichever way each delta was read.
+        let stream = [
+            start(0),
+            thinking(0, "Let"),
+            thinking(0, " me"),
+            thinking(0, "a\"b"),
+            thinking(0, " see"),
+            signature(0),
+            stop(0),
+            start(3),
+            thinking(3, "Now"),
+            thinking(3, " this"),
+            thinking(3, ""),
+            thinking(3, " one"),
+            signature(3),
+            stop(3),
+        ];
+        let (mut reader, mut tree) = (MessageEvents::default(), MessageEvents { tree_only: true, ..MessageEvents::default() });
+        let (mut fast, mut full) = (Vec::new(), Vec::new());
+        let mut shaped = 0;
+        for data in &stream {
+            shaped += usize::from(reader.shape.read(data).is_some());
+            reader.event(b"", data, &mut fast);
+            tree.event(b"", data, &mut full);
+        }
+        assert_eq!(fast, full);
+        assert_eq!(shaped, 4, "' me', ' see', ' this' and ' one'");
+        let blocks: Vec<_> = fast.iter().filter_map(|p| match p {
+            Parsed::Chunk(c) => c.thinking_block.clone(),
+            _ => None,
+        }).collect();
+        assert_eq!(blocks, [r#"{"type":"thinking","thinking":"Let mea\"b see","signature":"s="}"#, r#"{"type":"thinking","thinking":"Now this one","signature":"s="}"#]);
     }
 
     #[test]

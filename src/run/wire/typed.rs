@@ -15,14 +15,19 @@ pub trait Fast {
     fn shape(&mut self) -> &mut Shape;
     /// The outcome of an event read into `t`; None leaves it to the tree reader.
     fn fast(&mut self, t: &Typed) -> Option<Parsed>;
-    /// The string of `t` that `parsed` is the text of, when that outcome changed no state: it
-    /// may become the shape (`shape.rs`).
+    /// The string of `t` that `parsed` is the text of, when that outcome changed no state but
+    /// what [`Fast::shaped`] changes the same way: it may become the shape (`shape.rs`).
     fn piece<'a>(parsed: &Parsed, t: &Typed<'a>) -> Option<&'a str>;
+    /// `t`'s event became the shape.
+    fn learnt(&mut self, _t: &Typed) {}
+    /// What the full read of an event the shape read as `parsed` changes in the reader.
+    fn shaped(&mut self, _parsed: &Parsed) {}
 
     /// The event by the last text delta's shape, else by [`Fast::fast`]; None leaves it to the
     /// tree reader.
     fn fast_event(&mut self, data: &str) -> Option<Parsed> {
         if let Some(parsed) = self.shape().read(data) {
+            self.shaped(&parsed);
             return Some(parsed);
         }
         let mut typed = Typed::default();
@@ -30,7 +35,9 @@ pub trait Fast {
             return None;
         }
         let parsed = self.fast(&typed)?;
-        self.shape().learn(data, &parsed, Self::piece(&parsed, &typed));
+        if self.shape().learn(data, &parsed, Self::piece(&parsed, &typed)) {
+            self.learnt(&typed);
+        }
         Some(parsed)
     }
 }
