@@ -132,9 +132,13 @@ private:
                 content = object.value(QLatin1String("delta"));
         } else if (m_api == Api::AnthropicMessages) {
             const QJsonObject delta = object.value(QLatin1String("delta")).toObject();
-            if (object.value(QLatin1String("type")).toString() == QLatin1String("content_block_delta")
-                && delta.value(QLatin1String("type")).toString() == QLatin1String("text_delta"))
-                content = delta.value(QLatin1String("text"));
+            if (object.value(QLatin1String("type")).toString() == QLatin1String("content_block_delta")) {
+                const QString type = delta.value(QLatin1String("type")).toString();
+                if (type == QLatin1String("text_delta"))
+                    content = delta.value(QLatin1String("text"));
+                else if (type == QLatin1String("thinking_delta")) // extended thinking
+                    content = delta.value(QLatin1String("thinking"));
+            }
         } else {
             const QJsonObject delta = object.value(QLatin1String("choices"))
                                           .toArray()

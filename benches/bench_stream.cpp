@@ -21,10 +21,10 @@
 //
 // --api picks the wire protocol (SPEC §H.2): the model's Model::Api for ours and cabi, and for
 // qt the request path and the events it reads (Responses: response.output_text.delta,
-// Anthropic: content_block_delta with a text_delta, Gemini: the first candidate's text parts —
+// Anthropic: content_block_delta with a text_delta or a thinking_delta, Gemini: the first candidate's text parts —
 // each parsed with QJsonDocument; Chat Completions: the first choice's content, or its
-// reasoning_content when the content is not a string). run.py's openai, google and deepseek
-// streams are read through chat, gemini and chat.
+// reasoning_content when the content is not a string). run.py's openai, google, deepseek and
+// anthropic-thinking streams are read through chat, gemini, chat and anthropic.
 //
 // With --latency every delta's content is the server's send time in ns (the $paced
 // directive's stamp_content), and the per-delta latency server write → signal (cabi: →

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Counts the instructions a stream costs per delta, on each thread, with callgrind.
 
-    benches/instructions.py BUILD [BUILD ...] [--apis chat,responses,anthropic,gemini,openai,openai-responses,google,deepseek]
+    benches/instructions.py BUILD [BUILD ...] [--apis chat,responses,anthropic,gemini,openai,openai-responses,google,deepseek,anthropic-thinking]
                             [--impls cabi,ours] [--deltas N]
 
 Each BUILD is a benches/run.sh build directory. A change of a few per cent is below what the

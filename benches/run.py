@@ -45,10 +45,10 @@ class Server:
         self.proc.wait(timeout=10)
 
 
-APIS = ("responses", "anthropic", "gemini", "openai", "openai-responses", "google", "deepseek")
-# bench_stream's --api for each stream: OpenAI's, Google's and DeepSeek's own streams are read
-# through their API.
-WIRE = {"openai": "chat", "openai-responses": "responses", "google": "gemini", "deepseek": "chat"}
+APIS = ("responses", "anthropic", "gemini", "openai", "openai-responses", "google", "deepseek", "anthropic-thinking")
+# bench_stream's --api for each stream: OpenAI's, Google's and DeepSeek's own streams, and
+# Anthropic's thinking, are read through their API.
+WIRE = {"openai": "chat", "openai-responses": "responses", "google": "gemini", "deepseek": "chat", "anthropic-thinking": "anthropic"}
 
 
 def api_stream(api, count):
@@ -56,7 +56,8 @@ def api_stream(api, count):
     "responses", "anthropic", "gemini", or as OpenAI's own API sends them, every event
     different: "openai" for Chat Completions, "openai-responses" for Responses; "google" for
     Gemini as Google's own API sends it, the usage so far in every chunk; "deepseek" for
-    Chat Completions as DeepSeek's reasoner sends reasoning, every delta a piece of reasoning),
+    Chat Completions as DeepSeek's reasoner sends reasoning, every delta a piece of reasoning;
+    "anthropic-thinking" for a thinking block of Anthropic's, every delta a thinking_delta),
     with the events that open and close the API's round."""
     opening, closing = {
         "chat": ([], []),
@@ -68,6 +69,11 @@ def api_stream(api, count):
                        {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
         "openai": ([], []),
         "deepseek": ([], []),
+        "anthropic-thinking": ([{"$event": {"name": "message_start", "data": {"type": "message_start", "message": {"usage": {"input_tokens": 1}}}}},
+                                {"$event": {"name": "content_block_start", "data": {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}}}],
+                               [{"$event": {"name": "content_block_delta", "data": {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}}}},
+                                {"$event": {"name": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}}},
+                                {"$event": {"name": "message_stop", "data": {"type": "message_stop"}}}]),
         "openai-responses": ([{"$event": {"name": "response.created", "data": {"type": "response.created", "response": {"status": "in_progress"}}}}],
                              [{"$event": {"name": "response.completed", "data": {"type": "response.completed", "response": {"status": "completed"}}}}]),
         "gemini": ([], [{"candidates": [{"finishReason": "STOP", "index": 0}],

@@ -130,6 +130,8 @@ pub(crate) enum RepeatApi {
     /// Chat Completions chunks of reasoning as DeepSeek's reasoner streams them
     /// (`reasoning_content` beside a null `content`).
     DeepSeek,
+    /// `event: content_block_delta` with a `thinking_delta` (Claude's extended thinking).
+    AnthropicThinking,
 }
 
 /// One item of a step's `events` list.
@@ -358,8 +360,9 @@ fn parse_directive(object: &Map<String, Value>) -> Result<Event, String> {
                 Some(Value::String(name)) if name == "openai-responses" => RepeatApi::OpenAiResponses,
                 Some(Value::String(name)) if name == "google" => RepeatApi::Google,
                 Some(Value::String(name)) if name == "deepseek" => RepeatApi::DeepSeek,
+                Some(Value::String(name)) if name == "anthropic-thinking" => RepeatApi::AnthropicThinking,
                 Some(_) => {
-                    return Err("$repeat.api must be \"responses\", \"anthropic\", \"gemini\", \"openai\", \"openai-responses\", \"google\" or \"deepseek\"".into());
+                    return Err("$repeat.api must be \"responses\", \"anthropic\", \"anthropic-thinking\", \"gemini\", \"openai\", \"openai-responses\", \"google\" or \"deepseek\"".into());
                 }
             };
             let args = arguments(&plain, "$repeat", &["count", "delta"])?;

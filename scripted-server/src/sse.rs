@@ -110,6 +110,11 @@ fn repeated_event(api: RepeatApi, delta: &str, line_ending: &str) -> Option<Vec<
             &json!({"candidates": [{"content": {"parts": [{"text": delta}], "role": "model"}, "index": 0}]}).to_string(),
             line_ending,
         ),
+        RepeatApi::AnthropicThinking => named(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": delta}}),
+            line_ending,
+        ),
         RepeatApi::DeepSeek => field_lines("data", &deepseek_reasoning(delta).to_string(), line_ending),
         RepeatApi::OpenAi | RepeatApi::OpenAiResponses | RepeatApi::Google => return None,
     })
